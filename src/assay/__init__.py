@@ -1,0 +1,1 @@
+"""assay: test LLM agents turn by turn."""

@@ -1,0 +1,145 @@
+"""Compile validated suite specs into runnable TestCases: matchers and metric instances are
+built here, once, and every problem is reported with its field path."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from assay.cases.models import GoalSpec, TestCase, Turn
+from assay.config import ExpectedToolSpec, MetricSpec, Suite, TestSpec, TurnSpec
+from assay.errors import Problem
+from assay.metrics import MetricConfigError, build_metric
+from assay.metrics.base import Metric
+from assay.metrics.tools import ExpectedTool, MatcherError, parse_matcher
+
+_TOOL_OPTIONS = ("args", "count", "count_exact", "max_count")
+
+
+def default_metrics() -> tuple[Metric, ...]:
+    """What a turn gets when no metric list applies to it: equality, case-insensitive and
+    whitespace-stripped (it needs a ground truth, so it is simply absent without one)."""
+    return (build_metric("equality", {"case_insensitive": True, "strip_whitespace": True}),)
+
+
+class Compiler:
+    """Collects problems instead of stopping at the first, so a user fixes them in one go."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+        self.defaults = default_metrics()
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(self.source, path, message))
+
+    def metrics(self, specs: Sequence[MetricSpec] | None, path: str) -> tuple[Metric, ...]:
+        built = []
+        for i, spec in enumerate(specs or ()):
+            try:
+                built.append(build_metric(spec.metric, spec.options))
+            except MetricConfigError as exc:
+                for sub, msg in exc.problems:
+                    self.problem(f"{path}[{i}]" + (f".{sub}" if sub else ""), msg)
+        return tuple(built)
+
+    def _count(self, value: Any, path: str) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.problem(path, f"expected a whole number >= 0, got {value!r}")
+            return None
+        return value
+
+    def expected_tool(self, spec: ExpectedToolSpec, path: str) -> ExpectedTool | None:
+        options = spec.options
+        for key in options:
+            if key not in _TOOL_OPTIONS:
+                self.problem(
+                    f"{path}.{key}", f"unknown key; an expected tool has name, {', '.join(_TOOL_OPTIONS)}"
+                )
+        raw_args = options.get("args")
+        args = None
+        if raw_args is not None:
+            if not isinstance(raw_args, dict):
+                self.problem(f"{path}.args", f"expected a mapping of argument matchers, got {raw_args!r}")
+            else:
+                args = {}
+                for key, raw in raw_args.items():
+                    try:
+                        args[str(key)] = parse_matcher(raw)
+                    except MatcherError as exc:
+                        sub = f".{exc.subpath}" if exc.subpath else ""
+                        self.problem(f"{path}.args.{key}{sub}", str(exc))
+        count = self._count(options.get("count"), f"{path}.count")
+        return ExpectedTool(
+            name=spec.name,
+            args=args,
+            count=1 if count is None else count,
+            count_exact=self._count(options.get("count_exact"), f"{path}.count_exact"),
+            max_count=self._count(options.get("max_count"), f"{path}.max_count"),
+            explicit=frozenset(k for k in options if k in _TOOL_OPTIONS),
+        )
+
+    def expected_tools(
+        self, specs: Sequence[ExpectedToolSpec] | None, path: str
+    ) -> tuple[ExpectedTool, ...] | None:
+        if specs is None:
+            return None
+        tools = [self.expected_tool(s, f"{path}[{i}]") for i, s in enumerate(specs)]
+        return tuple(t for t in tools if t is not None)
+
+    def turn(self, spec: TurnSpec | TestSpec, path: str, metrics: tuple[Metric, ...]) -> Turn:
+        assert spec.input is not None
+        if not spec.input.strip():
+            self.problem(f"{path}.input", "input is empty")
+        context = spec.context
+        if isinstance(context, dict):
+            context = json.dumps(context, ensure_ascii=False)
+        return Turn(
+            input=spec.input,
+            ground_truth=spec.ground_truth,
+            context=context,
+            expected_tools=self.expected_tools(spec.expected_tools, f"{path}.expected_tools"),
+            metrics=metrics or self.defaults,
+        )
+
+    def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...]) -> TestCase:
+        test_metrics = self.metrics(spec.metrics, f"{path}.metrics")
+        inherited = test_metrics or suite_metrics
+        common: dict[str, Any] = {
+            "name": spec.name,
+            "type": spec.test_type,
+            "tags": tuple(spec.tags),
+            "source": f"{self.source}: {path}",
+            "expected_trajectory": self.expected_tools(
+                spec.expected_trajectory, f"{path}.expected_trajectory"
+            ),
+        }
+        if spec.turns is not None:
+            turns = tuple(
+                self.turn(t, f"{path}.turns[{i}]", self.metrics(t.metrics, f"{path}.turns[{i}].metrics") or inherited)
+                for i, t in enumerate(spec.turns)
+            )
+            return TestCase(turns=turns, test_metrics=test_metrics, **common)
+        if spec.goal is not None:
+            goal = GoalSpec(
+                goal=spec.goal,
+                instructions=spec.instructions,
+                scenario=spec.scenario,
+                restrictions=spec.restrictions,
+                context=spec.context,
+                max_turns=spec.max_turns,
+                min_turns=spec.min_turns,
+            )
+            return TestCase(goal=goal, test_metrics=test_metrics, **common)
+        # single-turn: the test's own metrics are its turn's metrics
+        return TestCase(turns=(self.turn(spec, path, inherited),), **common)
+
+
+def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:
+    compiler = Compiler(source)
+    suite_metrics = compiler.metrics(suite.metrics, "metrics")
+    cases = [compiler.test(t, f"tests[{i}]", suite_metrics) for i, t in enumerate(suite.tests)]
+    return cases, compiler.problems

@@ -1,0 +1,129 @@
+"""Load a suite file: YAML, ``${VAR}`` substitution, structure checks, compilation."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from assay import config
+from assay.cases._problems import all_field_names, field_path, pydantic_problems
+from assay.cases.compile import compile_suite
+from assay.cases.models import TestCase
+from assay.config import Suite
+from assay.errors import ConfigError, Problem
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_SUITE_MODELS = [
+    config.Suite,
+    config.TestSpec,
+    config.TurnSpec,
+    config.TargetConfig,
+    config.HttpTarget,
+    config.OpenAITarget,
+    config.ResponseMapping,
+    config.ModelConfig,
+    config.ExecutionConfig,
+]
+
+
+@dataclass
+class LoadedSuite:
+    suite: Suite
+    cases: list[TestCase]
+    path: Path | None
+    raw: dict[str, Any]  # as written, ${VAR} left in place: safe to store
+    secrets: set[str] = field(default_factory=set)  # values substituted from the environment
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent if self.path else Path.cwd()
+
+
+def substitute_env(
+    value: Any, source: str, path: str, problems: list[Problem], secrets: set[str]
+) -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a parsed YAML tree."""
+    if isinstance(value, dict):
+        return {
+            k: substitute_env(v, source, field_path([str(k)], path), problems, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [
+            substitute_env(v, source, field_path([i], path), problems, secrets)
+            for i, v in enumerate(value)
+        ]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found is None:
+            if default is not None:
+                return default
+            problems.append(
+                Problem(
+                    source,
+                    path,
+                    f"environment variable {name} is not set; export it, "
+                    f"or write ${{{name}:-default}}",
+                )
+            )
+            return ""
+        if found:
+            secrets.add(found)
+        return found
+
+    return _VAR.sub(replace, value)
+
+
+def read_yaml(path: Path) -> Any:
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Problem(source, "", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([Problem(source, where, f"invalid YAML: {problem}")]) from None
+
+
+def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            [Problem(source, "", "a suite is a YAML mapping with at least name and tests")]
+        )
+    problems: list[Problem] = []
+    secrets: set[str] = set()
+    resolved = substitute_env(raw, source, "", problems, secrets)
+    if problems:
+        raise ConfigError(problems)
+    try:
+        suite = Suite.model_validate(resolved)
+    except ValidationError as exc:
+        raise ConfigError(
+            pydantic_problems(source, exc, known_fields=all_field_names(_SUITE_MODELS))
+        ) from None
+    cases, problems = compile_suite(suite, source)
+    if problems:
+        raise ConfigError(problems)
+    return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
+
+
+def load_suite(path: str | Path) -> LoadedSuite:
+    """Read, check and compile a suite file. Raises ConfigError listing every problem."""
+    file = Path(path)
+    return parse_suite(read_yaml(file), str(path), file)

@@ -1,0 +1,50 @@
+"""Runnable test cases, compiled from a suite or a dataset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.metrics.base import Metric
+from assay.metrics.tools import ExpectedTool
+from assay.results.models import TestType
+
+
+@dataclass(frozen=True)
+class Turn:
+    input: str
+    turn_id: str | None = None  # the dataset's turn_id, sent to the agent when present
+    ground_truth: str | None = None
+    context: str | None = None
+    expected_tools: tuple[ExpectedTool, ...] | None = None
+    metrics: tuple[Metric, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoalSpec:
+    """A goal-driven test's configuration (specs/test-types.txt)."""
+
+    goal: str
+    instructions: str | None = None
+    scenario: str | None = None
+    restrictions: str | None = None
+    context: dict[str, Any] | str | None = None
+    max_turns: int = 10
+    min_turns: int | None = None
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One test: a single turn, a scripted conversation, or a goal for a simulated user."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    type: TestType
+    turns: tuple[Turn, ...] = ()
+    goal: GoalSpec | None = None
+    tags: tuple[str, ...] = ()
+    source: str = ""  # where it came from: "suite.yaml: tests[2]", "lab2.csv: rows 2-4"
+    test_metrics: tuple[Metric, ...] = ()
+    expected_trajectory: tuple[ExpectedTool, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,228 @@
+"""The suite file's models (SPEC §2): the single source for the YAML, the CLI and the API.
+
+These models check the structure of a suite; ``assay.cases`` then compiles it into runnable
+test cases (matchers, metric instances) and reports problems with their field paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TURN_TIMEOUT_S = 60.0
+DEFAULT_RETRIES = 3
+DEFAULT_MAX_TURNS = 10
+MAX_MAX_TURNS = 50
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+
+class _Open(BaseModel):
+    """A spec whose unknown keys are options, checked later by their owner."""
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+
+def _shorthand(key: str) -> Any:
+    """Accept ``"x"`` as a short form of ``{key: "x"}``."""
+
+    def expand(value: Any) -> Any:
+        return {key: value} if isinstance(value, str) else value
+
+    return expand
+
+
+class ResponseMapping(_Strict):
+    """JSONPath expressions that pick fields out of an HTTP target's reply."""
+
+    text: str = "$.response"
+    tool_invocations: str | None = "$.tool_invocations"
+    token_usage: str | None = "$.token_usage"
+    session_id: str | None = None
+
+
+class HttpTarget(_Strict):
+    url: str
+    method: Literal["POST", "GET", "PUT"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: dict[str, Any] | str | None = None
+    response: ResponseMapping = Field(default_factory=ResponseMapping)
+    timeout_s: float = Field(default=30.0, gt=0)
+    stream: bool = False
+    max_in_flight: int | None = Field(default=None, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+
+
+class OpenAITarget(_Strict):
+    base_url: str
+    model: str
+    api_key_env: str | None = "OPENAI_API_KEY"
+    system_prompt: str | None = None
+    temperature: float | None = None
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_in_flight: int | None = Field(default=None, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+
+
+class TargetConfig(_Strict):
+    http: HttpTarget | None = None
+    openai: OpenAITarget | None = None
+    python: str | None = None
+    demo: Literal["travel"] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> TargetConfig:
+        chosen = [k for k in ("http", "openai", "python", "demo") if getattr(self, k) is not None]
+        if len(chosen) != 1:
+            raise ValueError(
+                "give exactly one of http, openai, python, demo"
+                + (f" (got {', '.join(chosen)})" if chosen else "")
+            )
+        return self
+
+    @field_validator("python")
+    @classmethod
+    def _module_func(cls, value: str | None) -> str | None:
+        if value is not None and (value.count(":") != 1 or not all(value.split(":"))):
+            raise ValueError(f"expected 'module:function', got {value!r}")
+        return value
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in ("http", "openai", "python", "demo") if getattr(self, k))
+
+
+class ModelConfig(_Strict):
+    """A judge or simulated-user model (SPEC §7)."""
+
+    provider: Literal["openai", "anthropic"]
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = Field(default=None, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_in_flight: int | None = Field(default=None, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+
+
+class ExecutionConfig(_Strict):
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
+    turn_timeout_s: float = Field(default=DEFAULT_TURN_TIMEOUT_S, gt=0)
+    retries: int = Field(default=DEFAULT_RETRIES, ge=0)
+    repeat: int = Field(default=1, ge=1)
+
+
+class MetricSpec(_Open):
+    """``equality`` or ``{metric: numeric, relative_tolerance: 0.01}``; the options are
+    checked by the metric itself when the suite is compiled."""
+
+    metric: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short(cls, value: Any) -> Any:
+        return _shorthand("metric")(value)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class ExpectedToolSpec(_Open):
+    """``lookup`` or ``{name, args?, count?}``; matchers and counts are compiled later."""
+
+    name: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short(cls, value: Any) -> Any:
+        return _shorthand("name")(value)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class TurnSpec(_Strict):
+    input: str
+    ground_truth: str | None = None
+    context: str | None = None
+    expected_tools: list[ExpectedToolSpec] | None = None
+    metrics: list[MetricSpec] | None = None
+
+
+class TestSpec(_Strict):
+    __test__ = False  # not a pytest class
+
+    name: str
+    description: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    metrics: list[MetricSpec] | None = None
+    # single-turn
+    input: str | None = None
+    ground_truth: str | None = None
+    context: str | dict[str, Any] | None = None  # also a goal test's additional context
+    expected_tools: list[ExpectedToolSpec] | None = None
+    # scripted multi-turn
+    turns: list[TurnSpec] | None = None
+    expected_trajectory: list[ExpectedToolSpec] | None = None
+    # goal-driven (specs/test-types.txt)
+    goal: str | None = None
+    instructions: str | None = None
+    scenario: str | None = None
+    restrictions: str | None = None
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_MAX_TURNS)
+    min_turns: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> TestSpec:
+        shapes = [k for k in ("input", "turns", "goal") if getattr(self, k) is not None]
+        if len(shapes) != 1:
+            raise ValueError(
+                "a test has exactly one of input (single-turn), turns (scripted multi-turn) "
+                "or goal (goal-driven)"
+                + (f"; this one has {' and '.join(shapes)}" if shapes else "; this one has none")
+            )
+        if self.turns is not None and not self.turns:
+            raise ValueError("turns is empty: give at least one turn, or use input")
+        if self.goal is not None and not self.goal.strip():
+            raise ValueError("goal is empty")
+        if self.turns is not None and (self.ground_truth or self.expected_tools):
+            raise ValueError(
+                "ground_truth and expected_tools go on each turn of a multi-turn test"
+            )
+        if self.min_turns is not None and self.min_turns > self.max_turns:
+            raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
+        return self
+
+    @property
+    def test_type(self) -> Literal["single_turn", "multi_turn", "goal"]:
+        if self.turns is not None:
+            return "multi_turn"
+        return "goal" if self.goal is not None else "single_turn"
+
+
+class Suite(_Strict):
+    name: str
+    description: str | None = None
+    target: TargetConfig | None = None
+    judge: ModelConfig | None = None
+    simulator: ModelConfig | None = None
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    metrics: list[MetricSpec] = Field(default_factory=list)
+    datasets: list[str] = Field(default_factory=list)
+    tests: list[TestSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Suite:
+        seen: set[str] = set()
+        for test in self.tests:
+            if test.name in seen:
+                raise ValueError(f"two tests are named {test.name!r}; test names must be unique")
+            seen.add(test.name)
+        return self

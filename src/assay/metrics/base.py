@@ -1,0 +1,156 @@
+"""The metric protocol: one context object in, one MetricResult out.
+
+A metric is a class registered by name (``@register_metric``) with an ``Options`` model
+that checks what users write in a suite. ``build_metric`` makes one instance per
+configuration. A metric that raises becomes an error on that metric only; a metric whose
+inputs are missing is not run, and the turn says why.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
+
+# The inputs a metric may need; ``missing_input`` names the first one a context lacks.
+INPUTS = ("response", "ground_truth", "context", "tool_invocations", "history", "judge")
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One earlier turn of the conversation, as later metrics see it."""
+
+    input: str
+    response: str | None
+    tool_invocations: Sequence[ToolInvocation] = ()
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """Everything a metric may read about one turn. Read-only by construction."""
+
+    input: str
+    response: str | None
+    ground_truth: str | None = None
+    context: str | None = None
+    tool_invocations: Sequence[ToolInvocation] = ()
+    history: Sequence[Exchange] = ()
+    latency_ms: float | None = None
+    token_usage: TokenUsage | None = None
+    turn_index: int = 0
+    test_name: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``."""
+
+    score: float
+    passed: bool | None = None
+    reasoning: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class MetricOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    name: str | None = None  # a label, to run one metric twice with different options
+
+
+class Metric(ABC):
+    name: ClassVar[str]
+    kind: ClassVar[MetricKind] = "standard"
+    dimension: ClassVar[str] = "comparison"
+    requires: ClassVar[frozenset[str]] = frozenset({"response"})
+    Options: ClassVar[type[MetricOptions]] = MetricOptions
+    default_threshold: ClassVar[float | None] = None
+
+    def __init__(self, options: MetricOptions) -> None:
+        self.options = options
+
+    @property
+    def label(self) -> str:
+        return self.options.name or self.name
+
+    @property
+    def threshold(self) -> float | None:
+        return self.default_threshold if self.options.threshold is None else self.options.threshold
+
+    def missing_input(self, ctx: MetricContext, judge_available: bool = False) -> str | None:
+        """Why this metric cannot run on ``ctx``, or None when it can."""
+        if "response" in self.requires and ctx.response is None:
+            return "no response"
+        if "ground_truth" in self.requires and ctx.ground_truth is None:
+            return "no ground truth (Answer) for this turn"
+        if "context" in self.requires and not ctx.context:
+            return "no context for this turn"
+        if "history" in self.requires and not ctx.history:
+            return "needs a multi-turn conversation"
+        if "judge" in self.requires and not judge_available:
+            return "no judge model configured (set judge: in the suite or pass --judge)"
+        return None
+
+    def measure(self, ctx: MetricContext) -> Score:
+        """Deterministic metrics override this; model-backed ones override ``evaluate``."""
+        raise NotImplementedError
+
+    async def evaluate(self, ctx: MetricContext) -> MetricResult:
+        return self.run_sync(ctx)
+
+    def run_sync(self, ctx: MetricContext) -> MetricResult:
+        started = time.perf_counter()
+        try:
+            outcome = self.measure(ctx)
+        except Exception as exc:  # a broken metric fails itself, not the run
+            return self.failure(f"{type(exc).__name__}: {exc}", started)
+        return self.result(outcome, started)
+
+    def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
+        threshold = self.threshold
+        passed = outcome.passed
+        if passed is None:
+            passed = outcome.score >= threshold if threshold is not None else outcome.score >= 1
+        return MetricResult(
+            metric_name=self.label,
+            kind=self.kind,
+            dimension=self.dimension,
+            score=outcome.score,
+            threshold=threshold,
+            passed=passed,
+            reasoning=outcome.reasoning,
+            details=outcome.details,
+            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            **extra,
+        )
+
+    def failure(self, error: str, started: float, **extra: Any) -> MetricResult:
+        return MetricResult(
+            metric_name=self.label,
+            kind=self.kind,
+            dimension=self.dimension,
+            score=None,
+            threshold=self.threshold,
+            passed=False,
+            error=error,
+            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            **extra,
+        )
+
+
+METRICS: dict[str, type[Metric]] = {}
+
+M = TypeVar("M", bound=type[Metric])
+
+
+def register_metric(cls: M) -> M:
+    """Class decorator: make a metric available by its ``name`` in suites."""
+    METRICS[cls.name] = cls
+    return cls

@@ -1,0 +1,125 @@
+"""Per-turn tool assertions: do the turn's tool calls satisfy its ``expected_tools``?"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.metrics.tools.matchers import Matcher, show
+from assay.results.models import ArgMatchDetail, ToolInvocation
+
+
+@dataclass(frozen=True)
+class ExpectedTool:
+    """One expected call. ``name`` matches as a case-sensitive substring of the called name.
+
+    ``count`` is a lower bound on matching calls within the turn (0: must not be called);
+    ``count_exact`` and ``max_count`` bound it exactly or from above.
+    """
+
+    name: str
+    args: Mapping[str, Matcher] | None = None
+    count: int = 1
+    count_exact: int | None = None
+    max_count: int | None = None
+    explicit: frozenset[str] = field(default_factory=frozenset)  # options the user wrote
+
+    def normalized(self) -> str | dict[str, Any]:
+        """The contract's normalised form: a bare name, or ``{name, args?, count}``."""
+        if self.args is None and not self.explicit:
+            return self.name
+        out: dict[str, Any] = {"name": self.name}
+        if self.args is not None:
+            out["args"] = {k: m.as_json() for k, m in self.args.items()}
+        out["count"] = self.count
+        if self.count_exact is not None:
+            out["count_exact"] = self.count_exact
+        if self.max_count is not None:
+            out["max_count"] = self.max_count
+        return out
+
+
+@dataclass
+class ToolCheck:
+    tools_matched: bool | None
+    arg_match_details: list[ArgMatchDetail] | None
+    mismatches: list[str]
+
+
+def _first_arg_failure(matchers: Mapping[str, Matcher], args: Mapping[str, Any]) -> str | None:
+    for key, matcher in matchers.items():
+        if key not in args:
+            return f"arg {key!r} missing"
+        if not matcher.matches(args[key]):
+            return f"arg {key!r} mismatch: expected {matcher.describe()}, got {show(args[key])}"
+    return None
+
+
+def _count_problem(tool: ExpectedTool, found: int) -> str | None:
+    what = f"calls to {tool.name!r}"
+    if tool.count_exact is not None:
+        return None if found == tool.count_exact else (
+            f"expected exactly {tool.count_exact} {what}, found {found}"
+        )
+    if tool.max_count is not None and found > tool.max_count:
+        return f"expected at most {tool.max_count} {what}, found {found}"
+    if tool.count == 0:
+        return None if found == 0 else f"{tool.name!r} must not be called, found {found} calls"
+    if found < tool.count:
+        return f"expected at least {tool.count} {what}, found {found}"
+    return None
+
+
+def check_tool(tool: ExpectedTool, calls: Sequence[ToolInvocation]) -> tuple[list[int], str | None]:
+    """The indices of the calls that satisfy ``tool``, and why it failed (None if it held)."""
+    candidates = [i for i, call in enumerate(calls) if tool.name in call.name]
+    if tool.args is None:
+        return candidates, _count_problem(tool, len(candidates))
+    matchers = tool.args
+    satisfying = [i for i in candidates if _first_arg_failure(matchers, calls[i].args) is None]
+    problem = _count_problem(tool, len(satisfying))
+    if problem and not satisfying and tool.count > 0 and tool.count_exact != 0:
+        if not candidates:
+            problem = f"no call to {tool.name!r} found"
+        else:
+            # explain through the candidate that came closest
+            failures = [
+                sum(
+                    1
+                    for k, m in matchers.items()
+                    if k not in calls[i].args or not m.matches(calls[i].args[k])
+                )
+                for i in candidates
+            ]
+            best = candidates[failures.index(min(failures))]
+            problem = _first_arg_failure(matchers, calls[best].args)
+    return satisfying, problem
+
+
+def check_expected_tools(
+    expected: Sequence[ExpectedTool] | None, calls: Sequence[ToolInvocation]
+) -> ToolCheck:
+    if not expected:
+        return ToolCheck(None, None, [])
+    details: list[ArgMatchDetail] = []
+    mismatches: list[str] = []
+    for tool in expected:
+        satisfying, problem = check_tool(tool, calls)
+        if problem:
+            mismatches.append(problem)
+        if tool.args is not None:
+            matched = satisfying[0] if satisfying and problem is None else -1
+            if matched < 0 and problem is None:  # a must-not-call assertion that held
+                problem_text: str | None = f"not called, as required (no call to {tool.name!r})"
+            else:
+                problem_text = problem
+            details.append(
+                ArgMatchDetail(
+                    expected_tool=tool.name,
+                    args_asserted={k: m.as_json() for k, m in tool.args.items()},
+                    matched_call_index=matched,
+                    unmatched_reason=None if matched >= 0 else problem_text,
+                )
+            )
+    return ToolCheck(not mismatches, details or None, mismatches)

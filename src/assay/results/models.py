@@ -1,0 +1,162 @@
+"""The per-turn result contract (specs/turn-result-contract.txt), as pydantic models.
+
+One record type flows end to end: the runner produces these, the store persists them,
+reporters render them and the dashboard serves them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+TestType = Literal["single_turn", "multi_turn", "goal"]
+MetricKind = Literal["standard", "tool", "code", "judge", "conversation"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TokenUsage(_Record):
+    """Token counters; all five are summed element-wise by ``+``."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cache_creation_tokens=self.cache_creation_tokens + other.cache_creation_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+
+class ToolInvocation(_Record):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    bytes: int | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+
+
+class MetricResult(_Record):
+    metric_name: str
+    kind: MetricKind = "standard"
+    score: float | None = None
+    threshold: float | None = None
+    passed: bool | None = None
+    scale: Literal["0-1"] = "0-1"
+    error: str | None = None
+    retry_count: int = 0
+    evaluation_time_ms: float = 0
+    model_used: str | None = None
+    reasoning: str | None = None
+    dimension: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class ArgMatchDetail(_Record):
+    expected_tool: str
+    args_asserted: dict[str, Any]
+    matched_call_index: int
+    unmatched_reason: str | None = None
+
+
+class TurnResult(_Record):
+    turn_index: int
+    input: str
+    response: str | None = None
+    ground_truth: str | None = None
+    expected_tools: list[str | dict[str, Any]] | None = None
+    tool_calls: list[str] = Field(default_factory=list)
+    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    tools_matched: bool | None = None
+    arg_match_details: list[ArgMatchDetail] | None = None
+    tool_mismatches: list[str] = Field(
+        default_factory=list, description="why each failed tool assertion failed"
+    )
+    metric_results: list[MetricResult] = Field(default_factory=list)
+    metrics_not_run: dict[str, str] = Field(
+        default_factory=dict, description="metric name -> why it did not run on this turn"
+    )
+    passed: bool
+    execution_time_ms: int
+    time_to_first_token_ms: int | None = None
+    token_usage: TokenUsage | None = None
+    errors: list[str] = Field(default_factory=list)
+    skipped: bool = False
+
+
+class TestResult(_Record):
+    __test__ = False  # not a pytest class
+
+    test_name: str
+    test_type: TestType
+    test_input: str
+    agent_response: str | None = None
+    processed_files: list[dict[str, Any]] = Field(default_factory=list)
+    tool_calls: list[str] = Field(default_factory=list)
+    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    expected_tools: list[str | dict[str, Any]] | None = None
+    tools_matched: bool | None = None
+    arg_match_details: list[ArgMatchDetail] | None = None
+    ground_truth: str | None = None
+    metric_results: list[MetricResult] = Field(default_factory=list)
+    metrics_not_run: dict[str, str] = Field(default_factory=dict)
+    passed: bool
+    status: Literal["passed", "failed", "error", "not_run"] = "passed"
+    execution_time_ms: int
+    token_usage: TokenUsage | None = None
+    errors: list[str] = Field(default_factory=list)
+    timestamp: str
+    turns: list[TurnResult] | None = Field(
+        default=None, description="Present only for multi-turn test cases; never empty."
+    )
+    trace: dict[str, Any] | None = None
+    repeat_index: int = 0
+    tags: list[str] = Field(default_factory=list)
+
+
+class RunInfo(_Record):
+    id: str
+    suite_name: str
+    status: Literal["running", "completed", "interrupted", "failed"] = "completed"
+    started_at: str
+    finished_at: str | None = None
+    assay_version: str
+    git_commit: str | None = None
+    target: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReportSummary(_Record):
+    """Counts test cases, not turns: ``passed + failed == total_tests``."""
+
+    total_tests: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    not_run: int = 0
+    pass_rate: float | None = None
+    total_turns: int = 0
+    metrics_evaluated: dict[str, int] = Field(default_factory=dict)
+    average_scores: dict[str, float] = Field(default_factory=dict)
+    dimensions: dict[str, dict[str, float | int]] = Field(default_factory=dict)
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    execution_time_ms: int = 0
+
+
+class Report(_Record):
+    schema_version: str = SCHEMA_VERSION
+    run: RunInfo
+    results: list[TestResult]
+    summary: ReportSummary

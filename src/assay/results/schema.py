@@ -1,0 +1,26 @@
+"""JSON Schemas of the public records, as printed by ``assay schema NAME``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from assay.config import Suite
+from assay.results.models import Report, TestResult, TurnResult
+from assay.results.trace import GoalTrace
+
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "suite": Suite,
+    "test-result": TestResult,
+    "turn-result": TurnResult,
+    "report": Report,
+    "trace": GoalTrace,
+}
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a public record, by its CLI name."""
+    schema = SCHEMA_MODELS[name].model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

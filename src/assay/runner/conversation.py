@@ -1,0 +1,182 @@
+"""Run one test case: one agent session, its turns strictly in order, each turn scored."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from assay.cases.models import TestCase, Turn
+from assay.errors import SessionLost, TargetError
+from assay.metrics.base import Exchange, MetricContext
+from assay.metrics.tools import check_expected_tools
+from assay.results.models import MetricResult, TestResult, TurnResult
+from assay.results.rollup import rollup_multi_turn, single_turn_result, turn_passed
+from assay.targets.base import Message, Reply, Target, TurnRequest
+
+# Two failed turns in a row mean the conversation cannot recover (SPEC §4).
+MAX_CONSECUTIVE_FAILURES = 2
+
+
+@dataclass(frozen=True)
+class CaseSettings:
+    turn_timeout_s: float = 60.0
+    judge_available: bool = False
+    run_id: str = ""
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def new_session_id(run_id: str) -> str:
+    """A fresh id per conversation per run, so re-runs never share agent state."""
+    return f"assay-{run_id[:8]}-{uuid.uuid4().hex[:12]}" if run_id else f"assay-{uuid.uuid4().hex}"
+
+
+async def score_turn(
+    case: TestCase,
+    index: int,
+    turn: Turn,
+    reply: Reply,
+    history: Sequence[Exchange],
+    latency_ms: float,
+    settings: CaseSettings,
+) -> tuple[list[MetricResult], dict[str, str]]:
+    ctx = MetricContext(
+        input=turn.input,
+        response=reply.text,
+        ground_truth=turn.ground_truth,
+        context=turn.context,
+        tool_invocations=reply.tool_invocations,
+        history=history,
+        latency_ms=latency_ms,
+        token_usage=reply.token_usage,
+        turn_index=index,
+        test_name=case.name,
+    )
+    results: list[MetricResult] = []
+    not_run: dict[str, str] = {}
+    for metric in turn.metrics:
+        reason = metric.missing_input(ctx, settings.judge_available)
+        if reason:
+            not_run[metric.label] = reason
+        else:
+            results.append(await metric.evaluate(ctx))
+    return results, not_run
+
+
+def skipped_turn(index: int, turn: Turn, reason: str) -> TurnResult:
+    return TurnResult(
+        turn_index=index,
+        input=turn.input,
+        ground_truth=turn.ground_truth,
+        expected_tools=[t.normalized() for t in turn.expected_tools or ()] or None,
+        passed=False,
+        execution_time_ms=0,
+        errors=[f"skipped: {reason}"],
+        skipped=True,
+    )
+
+
+async def run_case(
+    case: TestCase, target: Target, settings: CaseSettings, repeat_index: int = 0
+) -> TestResult:
+    """Run a single-turn or scripted multi-turn case. Goal cases go to ``assay.simulation``."""
+    started = now_iso()
+    session_id = new_session_id(settings.run_id)
+    session = target.session(session_id)
+    turns: list[TurnResult] = []
+    messages: list[Message] = []
+    exchanges: list[Exchange] = []
+    lost: str | None = None
+    failures_in_a_row = 0
+    try:
+        for index, turn in enumerate(case.turns):
+            if lost is not None:
+                turns.append(skipped_turn(index, turn, lost))
+                continue
+            request = TurnRequest(
+                input=turn.input,
+                session_id=session_id,
+                turn_id=turn.turn_id or str(index + 1),
+                turn_index=index,
+                history=tuple(messages),
+            )
+            errors: list[str] = []
+            reply: Reply | None = None
+            t0 = time.perf_counter()
+            try:
+                reply = await asyncio.wait_for(session.send(request), settings.turn_timeout_s)
+            except SessionLost as exc:
+                errors.append(f"session lost: {exc}")
+                lost = f"the agent lost the session at turn {index}"
+            except TimeoutError:
+                errors.append(f"timed out after {settings.turn_timeout_s:g} s")
+            except TargetError as exc:
+                errors.append(str(exc))
+            latency_ms = (time.perf_counter() - t0) * 1000
+            failures_in_a_row = failures_in_a_row + 1 if errors else 0
+            if lost is None and failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:
+                lost = f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
+            turns.append(
+                await _turn_result(case, index, turn, reply, errors, latency_ms, exchanges, settings)
+            )
+            messages.append(Message("user", turn.input))
+            response = reply.text if reply else None
+            if response is not None:
+                messages.append(Message("assistant", response))
+            exchanges.append(
+                Exchange(turn.input, response, tuple(reply.tool_invocations) if reply else ())
+            )
+    finally:
+        await session.close()
+    extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
+    if case.type == "single_turn":
+        return single_turn_result(case.name, turns[0], started, **extra)
+    return rollup_multi_turn(case.name, turns, started, **extra)
+
+
+async def _turn_result(
+    case: TestCase,
+    index: int,
+    turn: Turn,
+    reply: Reply | None,
+    errors: list[str],
+    latency_ms: float,
+    history: Sequence[Exchange],
+    settings: CaseSettings,
+) -> TurnResult:
+    expected = [t.normalized() for t in turn.expected_tools or ()] or None
+    result = TurnResult(
+        turn_index=index,
+        input=turn.input,
+        ground_truth=turn.ground_truth,
+        expected_tools=expected,
+        passed=False,
+        execution_time_ms=round(latency_ms),
+        errors=errors,
+    )
+    if reply is None:
+        result.metrics_not_run = {m.label: "the turn failed" for m in turn.metrics}
+        return result
+    check = check_expected_tools(turn.expected_tools, reply.tool_invocations)
+    metric_results, not_run = await score_turn(
+        case, index, turn, reply, tuple(history), latency_ms, settings
+    )
+    result.response = reply.text
+    result.tool_calls = [c.name for c in reply.tool_invocations]
+    result.tool_invocations = reply.tool_invocations
+    result.tools_matched = check.tools_matched
+    result.arg_match_details = check.arg_match_details
+    result.tool_mismatches = check.mismatches
+    result.metric_results = metric_results
+    result.metrics_not_run = not_run
+    result.token_usage = reply.token_usage
+    if reply.time_to_first_token_ms is not None:
+        result.time_to_first_token_ms = round(reply.time_to_first_token_ms)
+    result.passed = turn_passed(result)
+    return result

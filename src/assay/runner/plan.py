@@ -1,0 +1,89 @@
+"""Turn the command line into a plan: the suite, its test cases, the target and judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.cases import LoadedSuite, TestCase, load_suite
+from assay.config import ModelConfig, Suite, TargetConfig
+from assay.errors import ConfigError, Problem
+from assay.secrets import REDACTOR, redact_config
+from assay.targets import Target, make_target
+from assay.targets.factory import parse_target_option
+
+
+@dataclass
+class RunPlan:
+    suite: Suite
+    cases: list[TestCase]
+    target: TargetConfig
+    base_dir: Path
+    judge: ModelConfig | None = None
+    snapshot: dict[str, Any] = field(default_factory=dict)
+
+    def make_target(self) -> Target:
+        return make_target(self.target, self.base_dir)
+
+
+def parse_judge_option(value: str) -> ModelConfig:
+    provider, sep, model = value.partition(":")
+    if not sep or not model or provider not in ("openai", "anthropic"):
+        raise ConfigError(
+            [Problem("options", "--judge", f"expected openai:MODEL or anthropic:MODEL, got {value!r}")]
+        )
+    return ModelConfig.model_validate({"provider": provider, "model": model})
+
+
+def plan_run(
+    suite_path: Path | None,
+    datasets: list[Path],
+    target_option: str | None,
+    judge_option: str | None,
+) -> RunPlan:
+    if suite_path is None and not datasets:
+        raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
+    if suite_path is not None:
+        loaded = load_suite(suite_path)
+    else:
+        stem = datasets[0].stem
+        loaded = LoadedSuite(suite=Suite(name=stem), cases=[], path=None, raw={"name": stem})
+    REDACTOR.add(*loaded.secrets)
+    suite = loaded.suite
+    cases = list(loaded.cases)
+    if suite.datasets or datasets:
+        from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
+
+    for ds in suite.datasets:
+        cases.extend(dataset_cases(loaded.base_dir / ds, suite, ds))
+    for ds_path in datasets:
+        cases.extend(dataset_cases(ds_path, suite, str(ds_path)))
+    _check_unique_names(cases)
+    target = parse_target_option(target_option) if target_option else suite.target
+    if target is None:
+        where = str(suite_path) if suite_path else "options"
+        raise ConfigError(
+            [Problem(where, "target", "no target: add target: to the suite, or pass --target")]
+        )
+    judge = parse_judge_option(judge_option) if judge_option else suite.judge
+    snapshot = redact_config(
+        {
+            **loaded.raw,
+            "datasets": [*suite.datasets, *(str(d) for d in datasets)],
+            "target_override": target_option,
+            "judge_override": judge_option,
+        }
+    )
+    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot)
+
+
+def _check_unique_names(cases: list[TestCase]) -> None:
+    seen: dict[str, str] = {}
+    for case in cases:
+        if case.name in seen:
+            raise ConfigError(
+                [Problem(case.source, "name", f"test name {case.name!r} is also used by "
+                         f"{seen[case.name]}; test names must be unique")]
+            )
+        seen[case.name] = case.source

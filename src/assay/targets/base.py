@@ -1,0 +1,142 @@
+"""The target protocol: how assay talks to the agent under test.
+
+A ``Target`` opens one ``AgentSession`` per conversation; ``send`` delivers one turn and
+returns a ``Reply``. ``send`` raises ``TargetError`` when the turn failed (the conversation
+goes on) and ``SessionLost`` when the agent no longer has the session (it does not).
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.errors import TargetError
+from assay.results.models import TokenUsage, ToolInvocation
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    input: str
+    session_id: str
+    turn_id: str
+    turn_index: int
+    history: Sequence[Message] = ()  # earlier turns, for stateless targets
+
+
+@dataclass
+class Reply:
+    text: str | None
+    tool_invocations: list[ToolInvocation] = field(default_factory=list)
+    token_usage: TokenUsage | None = None
+    time_to_first_token_ms: float | None = None
+
+
+class AgentSession(ABC):
+    @abstractmethod
+    async def send(self, request: TurnRequest) -> Reply: ...
+
+    async def close(self) -> None:  # noqa: B027  (optional hook)
+        """Release whatever the conversation holds."""
+
+
+class Target(ABC):
+    """One agent under test. ``start`` checks it can be reached (exit 3 when not)."""
+
+    description: str = ""
+
+    async def start(self) -> None:  # noqa: B027  (optional hook)
+        """Open shared resources; raise TargetError when the agent cannot be reached."""
+
+    @abstractmethod
+    def session(self, session_id: str) -> AgentSession: ...
+
+    async def aclose(self) -> None:  # noqa: B027  (optional hook)
+        """Close shared resources."""
+
+
+def result_bytes(result: Any) -> int:
+    """Length of the JSON of a tool result, as the contract's ``bytes``."""
+    try:
+        return len(json.dumps(result, ensure_ascii=False, default=str).encode())
+    except (TypeError, ValueError):
+        return len(str(result).encode())
+
+
+def tool_invocations(raw: Any) -> list[ToolInvocation]:
+    """Normalise a reply's tool invocations and fill ``bytes``."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise TargetError(f"tool_invocations must be a list, got {type(raw).__name__}")
+    calls = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise TargetError(f"tool_invocations[{i}] must be an object with a string 'name'")
+        args = item.get("args", item.get("arguments")) or {}
+        if isinstance(args, str):  # OpenAI-style JSON-encoded arguments
+            try:
+                args = json.loads(args)
+            except json.JSONDecodeError:
+                args = {"_raw": args}
+        calls.append(
+            ToolInvocation(
+                name=item["name"],
+                args=args if isinstance(args, dict) else {"_value": args},
+                result=item.get("result"),
+                bytes=item.get("bytes") if isinstance(item.get("bytes"), int) else
+                result_bytes(item.get("result")),
+                duration_ms=item.get("duration_ms"),
+                error=None if item.get("error") is None else str(item.get("error")),
+            )
+        )
+    return calls
+
+
+def token_usage(raw: Any) -> TokenUsage | None:
+    """Read a usage object; OpenAI (prompt/completion) and Anthropic (input/output) names."""
+    if not isinstance(raw, dict):
+        return None
+    prompt = raw.get("prompt_tokens", raw.get("input_tokens", 0)) or 0
+    completion = raw.get("completion_tokens", raw.get("output_tokens", 0)) or 0
+    try:
+        return TokenUsage(
+            prompt_tokens=int(prompt),
+            completion_tokens=int(completion),
+            total_tokens=int(raw.get("total_tokens") or prompt + completion),
+            cache_creation_tokens=int(
+                raw.get("cache_creation_tokens", raw.get("cache_creation_input_tokens", 0)) or 0
+            ),
+            cache_read_tokens=int(
+                raw.get("cache_read_tokens", raw.get("cache_read_input_tokens", 0)) or 0
+            ),
+        )
+    except (TypeError, ValueError, ValidationError):
+        return None
+
+
+def reply_from_payload(payload: Any) -> Reply:
+    """A reply in the http default shape (``{"response", "tool_invocations", "token_usage"}``)
+    or a bare string."""
+    if isinstance(payload, str):
+        return Reply(text=payload)
+    if not isinstance(payload, dict):
+        raise TargetError(f"expected a string or an object reply, got {type(payload).__name__}")
+    text = payload.get("response")
+    if text is not None and not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)
+    return Reply(
+        text=text,
+        tool_invocations=tool_invocations(payload.get("tool_invocations")),
+        token_usage=token_usage(payload.get("token_usage")),
+    )
