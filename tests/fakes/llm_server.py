@@ -1,0 +1,210 @@
+"""A scripted model server on 127.0.0.1 that speaks the real wire formats:
+
+- OpenAI-compatible ``POST /v1/chat/completions`` (plain JSON, or SSE with ``"stream": true``)
+- Anthropic ``POST /v1/messages``
+
+Tests queue what each call should get back (``script``), or install a ``responder`` that
+computes a reply from the request; every request body and header set is recorded, so a test
+can count calls (cache hits make none) and check that secrets were sent only where due.
+
+Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
+``Fault(delay_s=5)`` (a timeout), ``Fault(raw="not json")`` (malformed body).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Fault:
+    status: int = 200
+    retry_after: float | None = None
+    delay_s: float = 0.0
+    raw: str | None = None  # a body sent as is (malformed JSON, say)
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class Completion:
+    """One scripted model reply: text and/or tool calls, with usage."""
+
+    text: str | None = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+Scripted = Completion | Fault | str
+Responder = Callable[[str, dict[str, Any]], Scripted]  # (api, request body) -> reply
+
+
+@dataclass
+class Recorded:
+    api: str  # "openai" | "anthropic"
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+class ScriptedLLM:
+    def __init__(self) -> None:
+        self.script: list[Scripted] = []
+        self.responder: Responder | None = None
+        self.requests: list[Recorded] = []
+        self.url = ""
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        """For OpenAI-compatible clients: ``{url}/v1``."""
+        return f"{self.url}/v1"
+
+    def queue(self, *replies: Scripted) -> None:
+        with self._lock:
+            self.script.extend(replies)
+
+    def calls(self, api: str | None = None) -> int:
+        return sum(1 for r in self.requests if api is None or r.api == api)
+
+    def _next(self, api: str, body: dict[str, Any]) -> Scripted:
+        with self._lock:
+            if self.script:
+                return self.script.pop(0)
+        if self.responder is not None:
+            return self.responder(api, body)
+        return Completion(text="ok")
+
+    async def _handle(self, request: web.Request, api: str) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            return web.json_response({"error": {"message": "invalid JSON"}}, status=400)
+        self.requests.append(Recorded(api, body, dict(request.headers)))
+        reply = self._next(api, body)
+        if isinstance(reply, str):
+            reply = Completion(text=reply)
+        if isinstance(reply, Fault):
+            if reply.delay_s:
+                await asyncio.sleep(reply.delay_s)
+            if reply.raw is not None:
+                return web.Response(text=reply.raw, status=reply.status,
+                                    content_type="application/json")
+            if reply.status != 200:
+                headers = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after else {}
+                return web.json_response(
+                    {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
+                    status=reply.status, headers=headers,
+                )
+            reply = Completion(text="ok")
+        if api == "anthropic":
+            return web.json_response(_anthropic_body(reply, body))
+        if body.get("stream"):
+            return await _openai_stream(request, reply, body)
+        return web.json_response(_openai_body(reply, body))
+
+
+def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for i, c in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "scripted"),
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+        "usage": {"prompt_tokens": reply.prompt_tokens,
+                  "completion_tokens": reply.completion_tokens,
+                  "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+    }
+
+
+async def _openai_stream(
+    request: web.Request, reply: Completion, body: dict[str, Any]
+) -> web.StreamResponse:
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await resp.prepare(request)
+    words = (reply.text or "").split(" ")
+    for i, word in enumerate(words):
+        chunk = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
+                 "model": body.get("model", "scripted"),
+                 "choices": [{"index": 0, "delta": {"content": word if i == 0 else " " + word},
+                              "finish_reason": None}]}
+        await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    final = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [],
+             "usage": {"prompt_tokens": reply.prompt_tokens,
+                       "completion_tokens": reply.completion_tokens,
+                       "total_tokens": reply.prompt_tokens + reply.completion_tokens}}
+    await resp.write(f"data: {json.dumps(final)}\n\n".encode())
+    await resp.write(b"data: [DONE]\n\n")
+    await resp.write_eof()
+    return resp
+
+
+def _anthropic_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for i, call in enumerate(reply.tool_calls):
+        content.append({"type": "tool_use", "id": f"toolu_{i}", "name": call.name,
+                        "input": call.arguments})
+    return {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "scripted"),
+        "content": content,
+        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
+    }
+
+
+@contextmanager
+def scripted_llm() -> Iterator[ScriptedLLM]:
+    """Serve a ScriptedLLM on a free port of 127.0.0.1 in a background thread."""
+    server = ScriptedLLM()
+    app = web.Application()
+
+    async def openai(request: web.Request) -> web.StreamResponse:
+        return await server._handle(request, "openai")
+
+    async def anthropic(request: web.Request) -> web.StreamResponse:
+        return await server._handle(request, "anthropic")
+
+    app.router.add_post("/v1/chat/completions", openai)
+    app.router.add_post("/v1/messages", anthropic)
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(app)
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    server.url = f"http://127.0.0.1:{port}"
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
