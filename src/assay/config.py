@@ -126,7 +126,11 @@ class MetricSpec(_Open):
     @model_validator(mode="before")
     @classmethod
     def _short(cls, value: Any) -> Any:
-        return _shorthand("metric")(value)
+        value = _shorthand("metric")(value)
+        # a code grader is written {type: code, grader: module:callable}
+        if isinstance(value, dict) and "metric" not in value and value.get("type") == "code":
+            value = {k: v for k, v in value.items() if k != "type"} | {"metric": "code"}
+        return value
 
     @property
     def options(self) -> dict[str, Any]:
@@ -193,9 +197,7 @@ class TestSpec(_Strict):
         if self.goal is not None and not self.goal.strip():
             raise ValueError("goal is empty")
         if self.turns is not None and (self.ground_truth or self.expected_tools):
-            raise ValueError(
-                "ground_truth and expected_tools go on each turn of a multi-turn test"
-            )
+            raise ValueError("ground_truth and expected_tools go on each turn of a multi-turn test")
         if self.min_turns is not None and self.min_turns > self.max_turns:
             raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
         return self

@@ -17,6 +17,14 @@ from assay.metrics.tools import ExpectedTool, MatcherError, parse_matcher
 _TOOL_OPTIONS = ("args", "count", "count_exact", "max_count")
 
 
+def turn_scoped(metrics: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    return tuple(m for m in metrics if m.scope == "turn")
+
+
+def test_scoped(metrics: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    return tuple(m for m in metrics if m.scope == "test")
+
+
 def default_metrics() -> tuple[Metric, ...]:
     """What a turn gets when no metric list applies to it: equality, case-insensitive and
     whitespace-stripped (it needs a ground truth, so it is simply absent without one)."""
@@ -57,13 +65,16 @@ class Compiler:
         for key in options:
             if key not in _TOOL_OPTIONS:
                 self.problem(
-                    f"{path}.{key}", f"unknown key; an expected tool has name, {', '.join(_TOOL_OPTIONS)}"
+                    f"{path}.{key}",
+                    f"unknown key; an expected tool has name, {', '.join(_TOOL_OPTIONS)}",
                 )
         raw_args = options.get("args")
         args = None
         if raw_args is not None:
             if not isinstance(raw_args, dict):
-                self.problem(f"{path}.args", f"expected a mapping of argument matchers, got {raw_args!r}")
+                self.problem(
+                    f"{path}.args", f"expected a mapping of argument matchers, got {raw_args!r}"
+                )
             else:
                 args = {}
                 for key, raw in raw_args.items():
@@ -102,12 +113,15 @@ class Compiler:
             ground_truth=spec.ground_truth,
             context=context,
             expected_tools=self.expected_tools(spec.expected_tools, f"{path}.expected_tools"),
-            metrics=metrics or self.defaults,
+            metrics=metrics,
         )
 
     def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...]) -> TestCase:
-        test_metrics = self.metrics(spec.metrics, f"{path}.metrics")
-        inherited = test_metrics or suite_metrics
+        own = self.metrics(spec.metrics, f"{path}.metrics")
+        chosen = own or suite_metrics
+        # no metric list at any level: the defaults (equality where there is a ground truth)
+        inherited = turn_scoped(chosen) if chosen else self.defaults
+        test_metrics = test_scoped(chosen)
         common: dict[str, Any] = {
             "name": spec.name,
             "type": spec.test_type,
@@ -119,7 +133,9 @@ class Compiler:
         }
         if spec.turns is not None:
             turns = tuple(
-                self.turn(t, f"{path}.turns[{i}]", self.metrics(t.metrics, f"{path}.turns[{i}].metrics") or inherited)
+                self.turn(
+                    t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]") or inherited
+                )
                 for i, t in enumerate(spec.turns)
             )
             return TestCase(turns=turns, test_metrics=test_metrics, **common)
@@ -135,7 +151,19 @@ class Compiler:
             )
             return TestCase(goal=goal, test_metrics=test_metrics, **common)
         # single-turn: the test's own metrics are its turn's metrics
-        return TestCase(turns=(self.turn(spec, path, inherited),), **common)
+        return TestCase(
+            turns=(self.turn(spec, path, inherited),), test_metrics=test_metrics, **common
+        )
+
+    def turn_metrics(self, spec: TurnSpec, path: str) -> tuple[Metric, ...]:
+        metrics = self.metrics(spec.metrics, f"{path}.metrics")
+        for i, metric in enumerate(metrics):
+            if metric.scope == "test":
+                self.problem(
+                    f"{path}.metrics[{i}]",
+                    f"{metric.name!r} scores a whole conversation; list it on the test, not a turn",
+                )
+        return metrics
 
 
 def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:

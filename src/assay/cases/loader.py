@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from assay import config
 from assay.cases._problems import all_field_names, field_path, pydantic_problems
@@ -19,7 +19,7 @@ from assay.config import Suite
 from assay.errors import ConfigError, Problem
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_SUITE_MODELS = [
+_SUITE_MODELS: list[type[BaseModel]] = [
     config.Suite,
     config.TestSpec,
     config.TurnSpec,

@@ -45,6 +45,6 @@ class TestCase:
     goal: GoalSpec | None = None
     tags: tuple[str, ...] = ()
     source: str = ""  # where it came from: "suite.yaml: tests[2]", "lab2.csv: rows 2-4"
-    test_metrics: tuple[Metric, ...] = ()
+    test_metrics: tuple[Metric, ...] = ()  # scope "test": scored once over the conversation
     expected_trajectory: tuple[ExpectedTool, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -38,7 +38,6 @@ def run(
         repeat=repeat or execution.repeat,
         turn_timeout_s=execution.turn_timeout_s,
         limit=limit,
-        judge_available=plan.judge is not None,
     )
     outcome = asyncio.run(
         execute_run(plan.cases, plan.make_target(), options, plan.suite.name, plan.snapshot)

@@ -19,7 +19,12 @@ def schema(
     """Print the JSON Schema of a suite file or a result record."""
     if name not in SCHEMA_MODELS:
         raise ConfigError(
-            [Problem("options", "NAME", f"unknown schema {name!r}; expected one of "
-                     f"{', '.join(SCHEMA_MODELS)}")]
+            [
+                Problem(
+                    "options",
+                    "NAME",
+                    f"unknown schema {name!r}; expected one of {', '.join(SCHEMA_MODELS)}",
+                )
+            ]
         )
     typer.echo(json.dumps(json_schema(name), indent=2))

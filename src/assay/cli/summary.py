@@ -6,43 +6,44 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from assay.results.models import Report, TestResult
+from assay.results.models import MetricResult, Report, TestResult
 
 _STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "not_run": "yellow"}
+
+
+def _turn_reason(errors: list[str], mismatches: list[str], metrics: list[MetricResult]) -> str:
+    if errors:
+        return errors[0]
+    if mismatches:
+        return mismatches[0]
+    failed = [m for m in metrics if m.passed is False]
+    if failed:
+        m = failed[0]
+        score = "error" if m.score is None else f"{m.score:.2f}"
+        why = m.error or m.reasoning
+        return f"{m.metric_name} {score}" + (f" ({why})" if why else "")
+    return ""
 
 
 def _why(result: TestResult) -> str:
     """The first reason a test did not pass, in a few words."""
     if result.passed:
         return ""
-    turns = result.turns or []
-    for turn in turns or [None]:
-        errors = turn.errors if turn else result.errors
-        mismatches = turn.tool_mismatches if turn else []
-        metrics = turn.metric_results if turn else result.metric_results
-        prefix = f"turn {turn.turn_index}: " if turn else ""
-        if turn is not None and turn.passed:
-            continue
-        if errors:
-            return prefix + errors[0]
-        if mismatches:
-            return prefix + mismatches[0]
-        if turn is None and result.arg_match_details:
-            pass
-        failed = [m for m in metrics if m.passed is False]
-        if failed:
-            m = failed[0]
-            score = "error" if m.score is None else f"{m.score:.2f}"
-            return prefix + f"{m.metric_name} {score}" + (f" ({m.reasoning})" if m.reasoning else "")
-        if turn is None and result.tools_matched is False:
-            return "tool assertions failed"
-    return result.errors[0] if result.errors else "failed"
+    for turn in result.turns or []:
+        if not turn.passed:
+            reason = _turn_reason(turn.errors, turn.tool_mismatches, turn.metric_results)
+            if reason:
+                return f"turn {turn.turn_index}: {reason}"
+    mismatches = [d.unmatched_reason for d in result.arg_match_details or [] if d.unmatched_reason]
+    return _turn_reason(result.errors, mismatches, result.metric_results) or "failed"
 
 
 def print_summary(report: Report, console: Console, quiet: bool = False) -> None:
     s = report.summary
     if not quiet:
-        table = Table(title=f"{report.run.suite_name} — run {report.run.id[:12]}", title_justify="left")
+        table = Table(
+            title=f"{report.run.suite_name} — run {report.run.id[:12]}", title_justify="left"
+        )
         table.add_column("test")
         table.add_column("type")
         table.add_column("turns", justify="right")

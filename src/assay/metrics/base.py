@@ -12,14 +12,25 @@ import time
 from abc import ABC
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
 
+if TYPE_CHECKING:
+    from assay.metrics.tools.assertions import ExpectedTool
+
 # The inputs a metric may need; ``missing_input`` names the first one a context lacks.
-INPUTS = ("response", "ground_truth", "context", "tool_invocations", "history", "judge")
+INPUTS = (
+    "response",
+    "ground_truth",
+    "context",
+    "history",
+    "judge",
+    "expected_trajectory",
+    "multi_turn",
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,10 @@ class Exchange:
     input: str
     response: str | None
     tool_invocations: Sequence[ToolInvocation] = ()
+    ground_truth: str | None = None
+    context: str | None = None
+    latency_ms: float | None = None
+    token_usage: TokenUsage | None = None
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,24 @@ class MetricContext:
     token_usage: TokenUsage | None = None
     turn_index: int = 0
     test_name: str = ""
+    judge: Any = None  # an assay.models chat model when one is configured
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversationContext:
+    """What a test-scoped metric reads: the whole conversation (one turn for a single-turn
+    test), every tool call in order, and the test's expected trajectory."""
+
+    test_name: str
+    turns: Sequence[Exchange]
+    expected_trajectory: Sequence[ExpectedTool] | None = None
+    judge: Any = None
+    multi_turn: bool = False
+
+    @property
+    def tool_invocations(self) -> list[ToolInvocation]:
+        return [call for turn in self.turns for call in turn.tool_invocations]
 
 
 @dataclass(frozen=True)
@@ -72,6 +104,8 @@ class Metric(ABC):
     requires: ClassVar[frozenset[str]] = frozenset({"response"})
     Options: ClassVar[type[MetricOptions]] = MetricOptions
     default_threshold: ClassVar[float | None] = None
+    # "turn": scored on every turn; "test": scored once over the whole conversation
+    scope: ClassVar[Literal["turn", "test"]] = "turn"
 
     def __init__(self, options: MetricOptions) -> None:
         self.options = options
@@ -84,7 +118,7 @@ class Metric(ABC):
     def threshold(self) -> float | None:
         return self.default_threshold if self.options.threshold is None else self.options.threshold
 
-    def missing_input(self, ctx: MetricContext, judge_available: bool = False) -> str | None:
+    def missing_input(self, ctx: MetricContext) -> str | None:
         """Why this metric cannot run on ``ctx``, or None when it can."""
         if "response" in self.requires and ctx.response is None:
             return "no response"
@@ -94,13 +128,37 @@ class Metric(ABC):
             return "no context for this turn"
         if "history" in self.requires and not ctx.history:
             return "needs a multi-turn conversation"
-        if "judge" in self.requires and not judge_available:
-            return "no judge model configured (set judge: in the suite or pass --judge)"
+        if "judge" in self.requires and ctx.judge is None:
+            return NO_JUDGE
+        return None
+
+    def missing_conversation_input(self, conv: ConversationContext) -> str | None:
+        """Why this test-scoped metric cannot run on ``conv``, or None when it can."""
+        if "expected_trajectory" in self.requires and conv.expected_trajectory is None:
+            return "no expected_trajectory on this test"
+        if "multi_turn" in self.requires and not conv.multi_turn:
+            return "needs a multi-turn conversation"
+        if "ground_truth" in self.requires and not any(t.ground_truth for t in conv.turns):
+            return "no ground truth (Answer) on any turn"
+        if "judge" in self.requires and conv.judge is None:
+            return NO_JUDGE
         return None
 
     def measure(self, ctx: MetricContext) -> Score:
-        """Deterministic metrics override this; model-backed ones override ``evaluate``."""
+        """Deterministic turn metrics override this; model-backed ones override ``evaluate``."""
         raise NotImplementedError
+
+    def measure_conversation(self, conv: ConversationContext) -> Score:
+        """Deterministic test-scoped metrics override this (or ``evaluate_conversation``)."""
+        raise NotImplementedError
+
+    async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
+        started = time.perf_counter()
+        try:
+            outcome = self.measure_conversation(conv)
+        except Exception as exc:  # a broken metric fails itself, not the run
+            return self.failure(f"{type(exc).__name__}: {exc}", started)
+        return self.result(outcome, started)
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
         return self.run_sync(ctx)
@@ -144,6 +202,8 @@ class Metric(ABC):
             **extra,
         )
 
+
+NO_JUDGE = "no judge model configured (set judge: in the suite, or pass --judge)"
 
 METRICS: dict[str, type[Metric]] = {}
 

@@ -7,4 +7,3 @@ from assay.results.models import Report
 
 def render_json(report: Report) -> str:
     return report.model_dump_json(indent=2) + "\n"
-

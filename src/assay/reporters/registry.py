@@ -12,19 +12,44 @@ from assay.results.models import Report
 Renderer = Callable[[Report], str]
 
 FORMATS: dict[str, Renderer] = {"json": render_json}
-EXTENSIONS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".xml": "junit",
-              ".html": "html", ".htm": "html"}
+EXTENSIONS = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".xml": "junit",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def format_for_path(path: Path, explicit: str | None = None) -> str:
     fmt = explicit or EXTENSIONS.get(path.suffix.lower())
     if fmt is None:
-        raise ConfigError([Problem("options", "--out", (
-            f"cannot tell the report format of {str(path)!r} from its extension; "
-            f"pass --format ({', '.join(sorted(FORMATS))})"))])
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "--out",
+                    (
+                        f"cannot tell the report format of {str(path)!r} from its extension; "
+                        f"pass --format ({', '.join(sorted(FORMATS))})"
+                    ),
+                )
+            ]
+        )
     if fmt not in FORMATS:
-        raise ConfigError([Problem("options", "--format", (
-            f"unknown report format {fmt!r}; expected one of {', '.join(sorted(FORMATS))}"))])
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "--format",
+                    (
+                        f"unknown report format {fmt!r}; "
+                        f"expected one of {', '.join(sorted(FORMATS))}"
+                    ),
+                )
+            ]
+        )
     return fmt
 
 

@@ -8,10 +8,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from assay.cases.models import TestCase, Turn
 from assay.errors import SessionLost, TargetError
-from assay.metrics.base import Exchange, MetricContext
+from assay.metrics.base import ConversationContext, Exchange, MetricContext
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, single_turn_result, turn_passed
@@ -24,7 +25,7 @@ MAX_CONSECUTIVE_FAILURES = 2
 @dataclass(frozen=True)
 class CaseSettings:
     turn_timeout_s: float = 60.0
-    judge_available: bool = False
+    judge: Any = None  # an assay.models chat model, when one is configured
     run_id: str = ""
 
 
@@ -57,11 +58,12 @@ async def score_turn(
         token_usage=reply.token_usage,
         turn_index=index,
         test_name=case.name,
+        judge=settings.judge,
     )
     results: list[MetricResult] = []
     not_run: dict[str, str] = {}
     for metric in turn.metrics:
-        reason = metric.missing_input(ctx, settings.judge_available)
+        reason = metric.missing_input(ctx)
         if reason:
             not_run[metric.label] = reason
         else:
@@ -121,23 +123,63 @@ async def run_case(
             latency_ms = (time.perf_counter() - t0) * 1000
             failures_in_a_row = failures_in_a_row + 1 if errors else 0
             if lost is None and failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:
-                lost = f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
+                lost = (
+                    f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
+                )
             turns.append(
-                await _turn_result(case, index, turn, reply, errors, latency_ms, exchanges, settings)
+                await _turn_result(
+                    case, index, turn, reply, errors, latency_ms, exchanges, settings
+                )
             )
             messages.append(Message("user", turn.input))
             response = reply.text if reply else None
             if response is not None:
                 messages.append(Message("assistant", response))
             exchanges.append(
-                Exchange(turn.input, response, tuple(reply.tool_invocations) if reply else ())
+                Exchange(
+                    turn.input,
+                    response,
+                    tuple(reply.tool_invocations) if reply else (),
+                    turn.ground_truth,
+                    turn.context,
+                    latency_ms,
+                    reply.token_usage if reply else None,
+                )
             )
     finally:
         await session.close()
     extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
     if case.type == "single_turn":
-        return single_turn_result(case.name, turns[0], started, **extra)
-    return rollup_multi_turn(case.name, turns, started, **extra)
+        result = single_turn_result(case.name, turns[0], started, **extra)
+    else:
+        result = rollup_multi_turn(case.name, turns, started, **extra)
+    if case.test_metrics:
+        await score_conversation(case, exchanges, result, settings)
+    return result
+
+
+async def score_conversation(
+    case: TestCase, exchanges: list[Exchange], result: TestResult, settings: CaseSettings
+) -> None:
+    """Test-scoped metrics (trajectory, conversation) over the whole test; they join the
+    test's metric results and decide its pass like any other metric."""
+    conv = ConversationContext(
+        test_name=case.name,
+        turns=tuple(exchanges),
+        expected_trajectory=case.expected_trajectory,
+        judge=settings.judge,
+        multi_turn=case.type != "single_turn",
+    )
+    for metric in case.test_metrics:
+        reason = metric.missing_conversation_input(conv)
+        if reason:
+            result.metrics_not_run[metric.label] = reason
+            continue
+        scored = await metric.evaluate_conversation(conv)
+        result.metric_results.append(scored)
+        if scored.passed is False and result.passed:
+            result.passed = False
+            result.status = "failed"
 
 
 async def _turn_result(

@@ -23,7 +23,7 @@ class RunOptions:
     repeat: int = 1
     turn_timeout_s: float = 60.0
     limit: int | None = None
-    judge_available: bool = False
+    judge: Any = None  # an assay.models chat model, when one is configured
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
@@ -67,7 +67,7 @@ async def execute_run(
     )
     settings = CaseSettings(
         turn_timeout_s=options.turn_timeout_s,
-        judge_available=options.judge_available,
+        judge=options.judge,
         run_id=options.run_id,
     )
     collected: dict[int, TestResult] = {}
@@ -92,5 +92,7 @@ async def execute_run(
     run.status = "completed"
     run.finished_at = now_iso()
     results = [collected[k] for k in sorted(collected)]
-    report = Report(schema_version=SCHEMA_VERSION, run=run, results=results, summary=summary.build())
+    report = Report(
+        schema_version=SCHEMA_VERSION, run=run, results=results, summary=summary.build()
+    )
     return RunOutcome(report)

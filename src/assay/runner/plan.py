@@ -31,7 +31,11 @@ def parse_judge_option(value: str) -> ModelConfig:
     provider, sep, model = value.partition(":")
     if not sep or not model or provider not in ("openai", "anthropic"):
         raise ConfigError(
-            [Problem("options", "--judge", f"expected openai:MODEL or anthropic:MODEL, got {value!r}")]
+            [
+                Problem(
+                    "options", "--judge", f"expected openai:MODEL or anthropic:MODEL, got {value!r}"
+                )
+            ]
         )
     return ModelConfig.model_validate({"provider": provider, "model": model})
 
@@ -83,7 +87,13 @@ def _check_unique_names(cases: list[TestCase]) -> None:
     for case in cases:
         if case.name in seen:
             raise ConfigError(
-                [Problem(case.source, "name", f"test name {case.name!r} is also used by "
-                         f"{seen[case.name]}; test names must be unique")]
+                [
+                    Problem(
+                        case.source,
+                        "name",
+                        f"test name {case.name!r} is also used by "
+                        f"{seen[case.name]}; test names must be unique",
+                    )
+                ]
             )
         seen[case.name] = case.source

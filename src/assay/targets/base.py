@@ -94,8 +94,9 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
                 name=item["name"],
                 args=args if isinstance(args, dict) else {"_value": args},
                 result=item.get("result"),
-                bytes=item.get("bytes") if isinstance(item.get("bytes"), int) else
-                result_bytes(item.get("result")),
+                bytes=item.get("bytes")
+                if isinstance(item.get("bytes"), int)
+                else result_bytes(item.get("result")),
                 duration_ms=item.get("duration_ms"),
                 error=None if item.get("error") is None else str(item.get("error")),
             )

@@ -18,7 +18,11 @@ def parse_target_option(value: str) -> TargetConfig:
     if value.count(":") == 1 and all(value.split(":")):
         return TargetConfig(python=value)
     raise ConfigError(
-        [Problem("options", "--target", f"expected an http(s) URL or module:function, got {value!r}")]
+        [
+            Problem(
+                "options", "--target", f"expected an http(s) URL or module:function, got {value!r}"
+            )
+        ]
     )
 
 

@@ -31,7 +31,7 @@ def import_callable(spec: str, search_dirs: tuple[Path, ...] = (), what: str = "
         raise ConfigError(
             [Problem("options", what, f"cannot import module {module_name!r}: {exc}")]
         ) from None
-    fn = module
+    fn: Any = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
         if fn is None:

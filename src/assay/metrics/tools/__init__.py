@@ -2,8 +2,8 @@
 
 from assay.metrics.tools.assertions import ExpectedTool, ToolCheck, check_expected_tools
 from assay.metrics.tools.matchers import (
-    Matcher,
     LiteralMatcher,
+    Matcher,
     MatcherError,
     literal_equal,
     parse_matcher,

@@ -59,8 +59,10 @@ def _first_arg_failure(matchers: Mapping[str, Matcher], args: Mapping[str, Any])
 def _count_problem(tool: ExpectedTool, found: int) -> str | None:
     what = f"calls to {tool.name!r}"
     if tool.count_exact is not None:
-        return None if found == tool.count_exact else (
-            f"expected exactly {tool.count_exact} {what}, found {found}"
+        return (
+            None
+            if found == tool.count_exact
+            else (f"expected exactly {tool.count_exact} {what}, found {found}")
         )
     if tool.max_count is not None and found > tool.max_count:
         return f"expected at most {tool.max_count} {what}, found {found}"
