@@ -1,0 +1,83 @@
+"""CSV reader: UTF-8 (with or without a BOM), any line endings, quoted fields with embedded
+newlines, and the delimiter sniffed from the header line (``;`` or a tab when the header
+has one and no comma, as European spreadsheets export)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from assay.datasets.readers import Table, fail, not_utf8
+
+# Reference documents in a ``context`` cell can be long; the csv module's default is 128 KiB.
+FIELD_SIZE_LIMIT = 2**31 - 1
+
+_UTF8_HINT = "save it as UTF-8 (in Excel: Save As → CSV UTF-8)"
+
+
+@contextmanager
+def open_csv(path: Path, source: str) -> Iterator[Table]:
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise fail(source, f"cannot read the file: {exc.strerror}") from None
+    with handle:
+        delimiter = _sniff_delimiter(handle, path, source)
+        csv.field_size_limit(FIELD_SIZE_LIMIT)
+        reader = csv.reader(handle, delimiter=delimiter, strict=True)
+        records = _numbered(reader, path, source)
+        header: list[str] | None = None
+        for _number, cells in records:
+            if any(c.strip() for c in cells):
+                header = cells
+                break
+        if header is None:
+            raise fail(source, "the file is empty: the first row must name the columns")
+        yield Table(source=source, header=header, rows=records)
+
+
+def _sniff_delimiter(handle: TextIO, path: Path, source: str) -> str:
+    """``;`` or a tab when the first non-blank line has it and no comma; else ``,``."""
+    try:
+        line = ""
+        for line in handle:
+            if line.strip():
+                break
+        handle.seek(0)
+    except UnicodeDecodeError:
+        raise not_utf8(path, source, _UTF8_HINT) from None
+    except OSError as exc:
+        raise fail(source, f"cannot read the file: {exc.strerror}") from None
+    if "," not in line:
+        if ";" in line:
+            return ";"
+        if "\t" in line:
+            return "\t"
+    return ","
+
+
+def _numbered(
+    reader: Iterator[list[str]], path: Path, source: str
+) -> Iterator[tuple[int, list[str]]]:
+    """Number the records as a spreadsheet does (a record with embedded newlines is one row)
+    and turn the csv module's and the decoder's exceptions into a DatasetError."""
+    number = 0
+    try:
+        for cells in reader:
+            number += 1
+            yield number, cells
+    except csv.Error as exc:
+        row = number + 1
+        raise fail(
+            source,
+            f"malformed CSV ({exc}): a field that starts with a quote must end with one, "
+            'and a quote inside a quoted field is written twice ("")',
+            f"row {row}",
+        ) from None
+    except UnicodeDecodeError:
+        raise not_utf8(path, source, _UTF8_HINT) from None
+    except OSError as exc:
+        raise fail(source, f"cannot read the file: {exc.strerror}") from None

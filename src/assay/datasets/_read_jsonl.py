@@ -1,0 +1,92 @@
+"""JSONL reader: one JSON object per line; its keys are the columns.
+
+A first pass collects the keys (in order of first appearance) and checks every line is a
+JSON object; the second pass yields the rows aligned with them. Both passes stream, so
+memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from assay.datasets.readers import Table, cell_text, fail, json_kind, not_utf8
+from assay.errors import DatasetError, Problem
+
+MAX_PROBLEMS = 20
+_EXAMPLE = '{"Question": "Capital of France?", "Answer": "Paris"}'
+
+
+@contextmanager
+def open_jsonl(path: Path, source: str) -> Iterator[Table]:
+    header = _collect_keys(path, source)
+    with _open(path, source) as handle:
+        yield Table(
+            source=source, header=header, rows=_rows(handle, header, path, source), unit="line"
+        )
+
+
+def _open(path: Path, source: str) -> Any:
+    try:
+        return open(path, encoding="utf-8-sig")  # noqa: SIM115 (callers close it)
+    except OSError as exc:
+        raise fail(source, f"cannot read the file: {exc.strerror}") from None
+
+
+def _objects(handle: Any, path: Path, source: str) -> Iterator[tuple[int, Any]]:
+    """Non-blank lines, parsed, with their line numbers; decode errors become problems."""
+    number = 0
+    try:
+        for line in handle:
+            number += 1
+            if line.strip():
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    yield number, exc
+    except UnicodeDecodeError:
+        raise not_utf8(path, source) from None
+
+
+def _collect_keys(path: Path, source: str) -> list[str]:
+    keys: dict[str, None] = {}
+    problems: list[Problem] = []
+    seen_object = False
+    with _open(path, source) as handle:
+        for number, value in _objects(handle, path, source):
+            if isinstance(value, dict):
+                seen_object = True
+                for key in value:
+                    if key not in keys:
+                        keys[key] = None
+                continue
+            if isinstance(value, json.JSONDecodeError):
+                found = f"not valid JSON ({value.msg} at column {value.colno})"
+            else:
+                found = f"{json_kind(value)}, not a JSON object"
+            message = f"{found}: each line must be one JSON object, such as {_EXAMPLE}"
+            problems.append(Problem(source, f"line {number}", message))
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    if problems:
+        raise DatasetError(problems)
+    if not seen_object:
+        raise fail(source, "the file is empty: expected one JSON object per line")
+    return list(keys)
+
+
+def _rows(
+    handle: Any, header: list[str], path: Path, source: str
+) -> Iterator[tuple[int, list[str]]]:
+    for number, value in _objects(handle, path, source):
+        get = value.get
+        yield number, [_text(get(key)) for key in header]
+
+
+def _text(value: object) -> str:
+    if value is True or value is False:
+        return "true" if value else "false"
+    return cell_text(value)

@@ -1,0 +1,72 @@
+"""XLSX reader (python-calamine, read-only): the first sheet, cell values as text.
+
+Formula cells give their cached value (what Excel last computed); integral numbers lose
+their ``.0``. Merged or blank cells in the header row are refused: every column needs one
+name of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
+
+from assay.datasets.readers import Table, cell_text, fail
+
+
+@contextmanager
+def open_xlsx(path: Path, source: str) -> Iterator[Table]:
+    try:
+        workbook = CalamineWorkbook.from_path(str(path))
+    except (CalamineError, OSError, ValueError) as exc:
+        raise fail(source, f"cannot read it as an Excel workbook (.xlsx): {_reason(exc)}") from None
+    with workbook:
+        try:
+            sheet = workbook.get_sheet_by_index(0)
+        except (CalamineError, IndexError, ValueError) as exc:
+            raise fail(source, f"cannot read the first sheet: {_reason(exc)}") from None
+        start = sheet.start
+        if start is None:
+            raise fail(source, f"the first sheet ({sheet.name!r}) is empty")
+        # iter_rows() yields the rows above the first used one as blank rows, so its n-th row
+        # is spreadsheet row n; columns start at the first used one.
+        rows = _numbered(sheet, 1)
+        header: list[str] | None = None
+        header_number = 0
+        for number, cells in rows:
+            if any(c.strip() for c in cells):
+                header, header_number = cells, number
+                break
+        if header is None:
+            raise fail(source, f"the first sheet ({sheet.name!r}) is empty")
+        table = Table(source=source, header=header, rows=rows, first_column=start[1])
+        _refuse_merged_header(sheet, header_number - 1, table)
+        yield table
+
+
+def _numbered(sheet: CalamineSheet, first: int) -> Iterator[tuple[int, list[str]]]:
+    """Rows with their spreadsheet row numbers (1-based, as Excel shows them), as text."""
+    text = cell_text
+    for number, values in enumerate(sheet.iter_rows(), first):
+        yield number, [v if v.__class__ is str else text(v) for v in values]
+
+
+def _refuse_merged_header(sheet: CalamineSheet, header_index: int, table: Table) -> None:
+    for (top, left), (bottom, right) in sheet.merged_cell_ranges or []:
+        if top <= header_index <= bottom:
+            span = (
+                f"{table.column_letter(left - table.first_column)}{top + 1}:"
+                f"{table.column_letter(right - table.first_column)}{bottom + 1}"
+            )
+            raise fail(
+                table.source,
+                f"the header row has merged cells ({span}): unmerge them and give every "
+                "column its own name",
+                f"row {header_index + 1}",
+            )
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).strip() or type(exc).__name__

@@ -1,0 +1,212 @@
+"""Column rules (specs/ground-truth-datasets.txt): which header names mean what.
+
+Question, Answer, context and expected_tool_calls (and their aliases) are recognised in any
+capitalisation; ``session_id`` and ``turn_id`` only literally, in lower case. Surrounding
+whitespace never counts. A name that looks like one of them but is not recognised (a *near
+miss*, such as ``Session_ID`` or ``turn``) is ignored with a warning that says what the
+file will do instead; any other column is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay.datasets.readers import Table
+from assay.errors import DatasetError, Problem
+
+QUESTION = "question"
+ANSWER = "answer"
+CONTEXT = "context"
+TOOLS = "expected_tool_calls"
+SESSION = "session_id"
+TURN = "turn_id"
+
+# canonical name -> the names accepted for it in any capitalisation (first = how to say it)
+ALIASES: dict[str, tuple[str, ...]] = {
+    QUESTION: ("Question", "Query", "Input"),
+    ANSWER: ("Answer", "Expected_Answer", "Expected_Output", "Expected"),
+    CONTEXT: ("context",),
+    TOOLS: ("expected_tool_calls", "tools"),
+}
+LITERAL: tuple[str, ...] = (SESSION, TURN)  # accepted exactly as written, nothing else
+
+# Further names people use for a column, warned about as near misses.
+_OTHER_NAMES: dict[str, tuple[str, ...]] = {
+    QUESTION: ("prompt", "questions", "queries", "user_input"),
+    ANSWER: ("answers", "ground_truth", "expected_response", "reference_answer"),
+    CONTEXT: ("contexts", "documents", "reference_context"),
+    TOOLS: ("tool_calls", "expected_tools", "expected_tool_call", "tool"),
+    SESSION: (
+        "session",
+        "conversation_id",
+        "conversation",
+        "conv_id",
+        "thread_id",
+        "dialog_id",
+        "dialogue_id",
+        "chat_id",
+    ),
+    TURN: ("turn", "turn_number", "turn_no", "turn_num", "turn_index", "turn_idx", "turn_order"),
+}
+
+_ACCEPTED = {alias.casefold(): canonical for canonical, names in ALIASES.items() for alias in names}
+
+
+def _squash(name: str) -> str:
+    """A name without case, spaces, hyphens, dots or underscores: ``Session-Id`` → ``sessionid``."""
+    return "".join(ch for ch in name.casefold() if ch not in " _-.")
+
+
+# squashed name -> (canonical, the spelling to suggest)
+_NEAR: dict[str, tuple[str, str]] = {}
+for _canonical, _names in _OTHER_NAMES.items():
+    _spelling = ALIASES[_canonical][0] if _canonical in ALIASES else _canonical
+    for _name in _names:
+        _NEAR[_squash(_name)] = (_canonical, _spelling)
+for _canonical, _names in ALIASES.items():
+    for _name in _names:
+        _NEAR[_squash(_name)] = (_canonical, _name)
+for _name in LITERAL:
+    _NEAR[_squash(_name)] = (_name, _name)
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    written: str  # the column as written in the file
+    canonical: str  # what it looks like
+    suggestion: str  # the accepted spelling to rename it to
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    """How a header maps onto the dataset's fields."""
+
+    index: dict[str, int]  # canonical -> position in the row
+    column_map: dict[str, str]  # canonical -> the column as written, in file order
+    ignored: list[str]  # unrecognised columns, as written
+    near_misses: list[NearMiss]
+    width: int  # named columns; cells beyond it must be blank
+
+    def written(self, canonical: str) -> str:
+        return self.column_map.get(canonical, canonical)
+
+
+def resolve_columns(table: Table) -> ColumnPlan:
+    """Map ``table.header``; raise DatasetError when the header is unusable."""
+    header = [name.strip() for name in table.header]
+    width = len(header)
+    problems: list[Problem] = []
+    if table.unit == "row":
+        while width and not header[width - 1]:
+            width -= 1
+        for i in range(width):
+            if not header[i]:
+                letter = table.column_letter(i)
+                problems.append(
+                    Problem(
+                        table.source,
+                        f"column {letter}",
+                        f"column {letter} has no name in the header row: name it, or delete "
+                        "the column",
+                    )
+                )
+    index: dict[str, int] = {}
+    column_map: dict[str, str] = {}
+    ignored: list[str] = []
+    near_misses: list[NearMiss] = []
+    for i, name in enumerate(header[:width]):
+        canonical = name if name in LITERAL else _ACCEPTED.get(name.casefold())
+        if canonical is None:
+            if name:
+                ignored.append(name)
+                near = _NEAR.get(_squash(name))
+                if near is not None:
+                    near_misses.append(NearMiss(name, *near))
+            continue
+        if canonical in index:
+            problems.append(
+                Problem(
+                    table.source,
+                    f"column {name}",
+                    f"columns {column_map[canonical]!r} and {name!r} both give the "
+                    f"{_say(canonical)}: keep one of them",
+                )
+            )
+            continue
+        index[canonical] = i
+        column_map[canonical] = name
+    if QUESTION not in index:
+        problems.append(_no_question(table.source, header[:width], near_misses))
+    if problems:
+        raise DatasetError(problems)
+    return ColumnPlan(index, column_map, ignored, near_misses, width)
+
+
+def _say(canonical: str) -> str:
+    return f"{ALIASES[canonical][0]} column" if canonical in ALIASES else canonical
+
+
+def _no_question(source: str, header: list[str], near_misses: list[NearMiss]) -> Problem:
+    found = ", ".join(repr(name) for name in header if name) or "none"
+    message = (
+        "no Question column (also accepted: Query, Input, in any capitalisation); "
+        f"the columns are: {found}"
+    )
+    for miss in near_misses:
+        if miss.canonical == QUESTION:
+            message += f"; rename {miss.written!r} to Question"
+            break
+    return Problem(source, "columns", message)
+
+
+def column_warnings(plan: ColumnPlan, multi_turn: bool) -> list[str]:
+    """Warnings about the columns, once the file's shape is known."""
+    warnings = [_near_miss_warning(plan, miss, multi_turn) for miss in plan.near_misses]
+    if ANSWER not in plan.index:
+        warnings.append(
+            "no Answer column (also accepted: Expected_Answer, Expected_Output, Expected): "
+            "the comparison metrics that need an expected answer (equality, numeric, "
+            "correctness and the like) will not run; safety, performance and reasoning "
+            "metrics still will"
+        )
+    if SESSION in plan.index and not multi_turn:
+        warnings.append(
+            "column session_id is blank in every row: this file will run as SINGLE-TURN"
+        )
+    if TURN in plan.index and SESSION not in plan.index:
+        warnings.append(
+            "column turn_id has no effect without a session_id column: every row runs as "
+            "a conversation of its own"
+        )
+    if multi_turn and TURN not in plan.index:
+        warnings.append(
+            "no turn_id column: each conversation's turns run in the order of the rows in "
+            "the file; sorting or editing a spreadsheet reorders them silently, so add a "
+            "turn_id column"
+        )
+    return warnings
+
+
+def _near_miss_warning(plan: ColumnPlan, miss: NearMiss, multi_turn: bool) -> str:
+    head = f"column {miss.written!r} not recognised: did you mean {miss.suggestion}?"
+    present = miss.canonical in plan.index
+    if miss.canonical == SESSION:
+        if multi_turn:
+            return f"{head} it is ignored; rows are grouped by the session_id column"
+        return (
+            f"{head} this file will run as SINGLE-TURN (session_id and turn_id are read "
+            "literally, in lower case)"
+        )
+    if miss.canonical == TURN:
+        if present:
+            return f"{head} it is ignored; turns are ordered by the turn_id column"
+        return f"{head} turns will run in file order (turn_id is read literally, in lower case)"
+    if present:
+        return (
+            f"{head} it is ignored; the {_say(miss.canonical)} is {plan.written(miss.canonical)!r}"
+        )
+    if miss.canonical == TOOLS:
+        return f"{head} it is ignored, so tool calls will not be checked"
+    if miss.canonical == CONTEXT:
+        return f"{head} it is ignored, so no context is given to the metrics that use it"
+    return f"{head} it is ignored"

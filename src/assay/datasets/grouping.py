@@ -1,0 +1,129 @@
+"""Session grouping: rows sharing a ``session_id`` form one conversation.
+
+Conversations keep the order of their first row. Within one, turns are ordered by
+``turn_id`` compared as numbers when every turn_id of that conversation is a number (``10``
+after ``9``), else kept in file order. A row without a session_id is a conversation of
+one. ``SessionTracker`` checks a file as it streams by (for ``assay validate``);
+``group_rows`` builds the conversations of a loaded file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from assay.datasets.model import Conversation, DatasetRow
+
+
+def as_number(text: str) -> float | None:
+    """``text`` as a finite number, or None (``"1"``, ``"1.0"`` and ``"1e0"`` are all 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if "_" in text or not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class _Session:
+    first_row: int
+    turns: dict[float | str, int] = field(default_factory=dict)  # turn -> its row
+    rows: int = 0
+    not_a_number: tuple[int, str] | None = None  # the first (row, turn_id) that is not one
+
+
+@dataclass(frozen=True)
+class DuplicateTurn:
+    session_id: str
+    turn_id: str
+    first_row: int
+
+
+class SessionTracker:
+    """Counts conversations and catches duplicated turn ids, one row at a time.
+
+    Memory grows with the number of sessions and turns, never with single-turn rows.
+    """
+
+    def __init__(self, has_turn_ids: bool, unit: str = "row") -> None:
+        self.has_turn_ids = has_turn_ids
+        self.unit = unit
+        self.conversations = 0
+        self.sessions: dict[str, _Session] = {}
+
+    def track(
+        self, row_number: int, session_id: str | None, turn_id: str | None
+    ) -> DuplicateTurn | None:
+        """Record one row; a turn_id already seen in its session is returned, not recorded."""
+        if session_id is None:
+            self.conversations += 1
+            return None
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = self.sessions[session_id] = _Session(row_number)
+            self.conversations += 1
+        session.rows += 1
+        if not self.has_turn_ids:
+            return None
+        if turn_id is None:
+            if session.not_a_number is None:
+                session.not_a_number = (row_number, "")
+            return None
+        number = as_number(turn_id)
+        key: float | str = turn_id if number is None else number
+        if number is None and session.not_a_number is None:
+            session.not_a_number = (row_number, turn_id)
+        first = session.turns.get(key)
+        if first is not None:
+            return DuplicateTurn(session_id, turn_id, first)
+        session.turns[key] = row_number
+        return None
+
+    def warnings(self) -> list[str]:
+        """Conversations whose turns run in file order because a turn_id is not a number."""
+        unordered = [
+            (sid, s.not_a_number)
+            for sid, s in self.sessions.items()
+            if s.rows > 1 and s.not_a_number is not None
+        ]
+        if not unordered:
+            return []
+        sid, (row, turn_id) = unordered[0]
+        what = f"turn_id {turn_id!r}" if turn_id else "a blank turn_id"
+        more = f" (and {len(unordered) - 1} more conversations)" if len(unordered) > 1 else ""
+        return [
+            f"session {sid!r} has {what} on {self.unit} {row}, which is not a number, so its turns "
+            f"run in file order{more}; give every turn a number to order them by turn_id"
+        ]
+
+
+def group_rows(rows: Iterable[DatasetRow]) -> list[Conversation]:
+    """Conversations in order of first appearance, each with its turns in order."""
+    conversations: list[Conversation] = []
+    by_session: dict[str, Conversation] = {}
+    for row in rows:
+        if row.session_id is None:
+            conversations.append(Conversation(None, [row]))
+            continue
+        conversation = by_session.get(row.session_id)
+        if conversation is None:
+            conversation = by_session[row.session_id] = Conversation(row.session_id, [])
+            conversations.append(conversation)
+        conversation.rows.append(row)
+    for conversation in by_session.values():
+        _order_turns(conversation)
+    return conversations
+
+
+def _order_turns(conversation: Conversation) -> None:
+    numbers: list[float] = []
+    for row in conversation.rows:
+        number = None if row.turn_id is None else as_number(row.turn_id)
+        if number is None:
+            return  # file order
+        numbers.append(number)
+    order = sorted(range(len(numbers)), key=numbers.__getitem__)  # stable: ties keep file order
+    conversation.rows = [conversation.rows[i] for i in order]

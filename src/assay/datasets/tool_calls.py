@@ -1,0 +1,70 @@
+"""The ``expected_tool_calls`` cell: a JSON array of ``{"name", "arguments"}`` objects.
+
+``arguments`` (or ``args``) is optional and must be an object. A blank cell means no tool
+assertion; ``[]`` means the agent is expected to call no tool at all. Entries come out as
+``{"name": str, "args": dict}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from assay.datasets.readers import json_kind
+
+EXAMPLE = '[{"name": "get_weather", "arguments": {"location": "Seattle"}}]'
+_KEYS = frozenset({"name", "arguments", "args"})
+
+
+class ToolCallsError(ValueError):
+    """The cell is not a usable list of tool calls; the message says why and what to write."""
+
+
+def parse_expected_tools(text: str) -> list[dict[str, Any]] | None:
+    """Parse one cell; ``None`` for a blank cell. Raises ToolCallsError."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolCallsError(
+            f"not valid JSON ({exc.msg} at character {exc.pos + 1}); expected a JSON array "
+            f"such as {EXAMPLE}"
+        ) from None
+    if isinstance(value, dict):
+        raise ToolCallsError(f"a single object, not an array: wrap it in [ ], as in {EXAMPLE}")
+    if not isinstance(value, list):
+        raise ToolCallsError(
+            f"expected a JSON array of tool calls, found {json_kind(value)}; write it as {EXAMPLE}"
+        )
+    return [_call(entry, n) for n, entry in enumerate(value, 1)]
+
+
+def _call(entry: object, n: int) -> dict[str, Any]:
+    where = f"tool call {n}"
+    if not isinstance(entry, dict):
+        raise ToolCallsError(
+            f"{where} is {json_kind(entry)}; each tool call is an object such as "
+            '{"name": "lookup"}'
+        )
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ToolCallsError(f'{where} needs a "name" with the tool\'s name as a string')
+    unknown = sorted(set(entry) - _KEYS)
+    if unknown:
+        raise ToolCallsError(
+            f"{where} ({name}) has unknown key(s) {', '.join(map(repr, unknown))}: only "
+            '"name" and "arguments" (or "args") are allowed'
+        )
+    if "arguments" in entry and "args" in entry:
+        raise ToolCallsError(f'{where} ({name}) has both "arguments" and "args": keep one')
+    args = entry.get("arguments", entry.get("args"))
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise ToolCallsError(
+            f'{where} ({name}): "arguments" must be a JSON object such as '
+            f'{{"location": "Seattle"}}, found {json_kind(args)}'
+        )
+    return {"name": name, "args": args}

@@ -1,0 +1,165 @@
+"""XLSX specifics, with workbooks written by xlsxwriter: formula cells give their cached
+value, integral numbers lose their .0, merged or blank header cells are refused, row numbers
+and column letters are the spreadsheet's, only the first sheet is read."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import xlsxwriter
+from xlsxwriter.worksheet import Worksheet
+
+from assay.datasets import load_dataset, validate_dataset
+from assay.errors import DatasetError
+
+Build = Callable[[Callable[[Worksheet], None]], Path]
+
+
+@pytest.fixture
+def workbook(tmp_path: Path) -> Build:
+    def build(fill: Callable[[Worksheet], None]) -> Path:
+        path = tmp_path / "data.xlsx"
+        book = xlsxwriter.Workbook(str(path))
+        fill(book.add_worksheet("Tests"))
+        other = book.add_worksheet("Other")
+        other.write_row(0, 0, ["Question", "Answer"])
+        other.write_row(1, 0, ["from the second sheet", "x"])
+        book.close()
+        return path
+
+    return build
+
+
+def _problems(path: Path) -> list[str]:
+    with pytest.raises(DatasetError) as info:
+        validate_dataset(path)
+    return [str(p) for p in info.value.problems]
+
+
+def test_formula_cells_give_their_cached_value(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["session_id", "turn_id", "Question", "Answer"])
+        sheet.write_row(1, 0, ["s", 1, "first", "A"])
+        sheet.write(2, 0, "s")
+        sheet.write_formula(2, 1, "=B2+1", None, 2)
+        sheet.write(2, 2, "second")
+        sheet.write_formula(2, 3, '="Par"&"is"', None, "Paris")
+
+    dataset = load_dataset(workbook(fill))
+    assert [(r.turn_id, r.question, r.answer) for r in dataset.rows] == [
+        ("1", "first", "A"),
+        ("2", "second", "Paris"),
+    ]
+
+
+def test_numbers_are_written_as_a_spreadsheet_shows_them(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["session_id", "turn_id", "Question", "Answer", "context"])
+        sheet.write_row(1, 0, [7, 10.0, 2024, 0.1, True])
+        sheet.write_row(2, 0, [7.0, 9, "What is pi?", 3.14159, False])
+        sheet.write_row(3, 0, [7, 2.5, "Half?", -3])
+
+    dataset = load_dataset(workbook(fill))
+    assert [
+        (c.session_id, [(r.turn_id, r.question, r.answer, r.context) for r in c.rows])
+        for c in dataset.conversations
+    ] == [
+        (
+            "7",
+            [
+                ("2.5", "Half?", "-3", None),
+                ("9", "What is pi?", "3.14159", "FALSE"),
+                ("10", "2024", "0.1", "TRUE"),
+            ],
+        ),
+    ]
+
+
+def test_dates_are_written_in_iso_8601(tmp_path: Path) -> None:
+    path = tmp_path / "dates.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet()
+    sheet.write_row(0, 0, ["session_id", "Question", "Answer"])
+    date_format = book.add_format({"num_format": "yyyy-mm-dd"})
+    sheet.write_datetime(1, 0, datetime.datetime(2024, 5, 1), date_format)
+    sheet.write(1, 1, "When?")
+    sheet.write_datetime(1, 2, datetime.datetime(2024, 5, 1, 13, 30), date_format)
+    book.close()
+    dataset = load_dataset(path)
+    assert [(r.session_id, r.answer) for r in dataset.rows] == [
+        ("2024-05-01", "2024-05-01T13:30:00")  # midnight reads as a date
+    ]
+
+
+def test_only_the_first_sheet_is_read(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["Question", "Answer"])
+        sheet.write_row(1, 0, ["from the first sheet", "y"])
+
+    dataset = load_dataset(workbook(fill))
+    assert [r.question for r in dataset.rows] == ["from the first sheet"]
+
+
+def test_a_merged_header_cell_is_refused(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.merge_range(0, 0, 0, 1, "Question")
+        sheet.write(0, 2, "Answer")
+        sheet.write_row(1, 0, ["Q", "more Q", "A"])
+
+    path = workbook(fill)
+    assert _problems(path) == [
+        f"{path}: row 1: the header row has merged cells (A1:B1): unmerge them and give every "
+        "column its own name"
+    ]
+
+
+def test_a_table_that_does_not_start_at_a1_keeps_spreadsheet_numbers(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(2, 1, ["Question", "Answer", "tools"])  # header on row 3, from B
+        sheet.write_row(3, 1, ["Q1", "A1", "[]"])
+        sheet.write_row(5, 1, ["Q2", "A2", "{oops"])  # row 5 is blank
+        sheet.write(6, 1, "Q3")
+        sheet.write(6, 4, "stray")  # column E has no header
+
+    path = workbook(fill)
+    assert _problems(path) == [
+        f"{path}: row 6, column tools: not valid JSON (Expecting property name enclosed in "
+        'double quotes at character 2); expected a JSON array such as [{"name": '
+        '"get_weather", "arguments": {"location": "Seattle"}}]',
+        f"{path}: row 7, column E: a value in column E, which has no name in the header row: "
+        "name the column, or delete the value",
+    ]
+
+
+def test_blank_header_cell_is_refused_with_its_letter(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 2, ["Question", "", "Answer"])  # C1, D1 (blank), E1
+        sheet.write_row(1, 2, ["Q", "x", "A"])
+
+    path = workbook(fill)
+    assert _problems(path) == [
+        f"{path}: column D: column D has no name in the header row: name it, or delete the column"
+    ]
+
+
+def test_an_empty_first_sheet(workbook: Build) -> None:
+    path = workbook(lambda sheet: None)
+    assert _problems(path) == [f"{path}: the first sheet ('Tests') is empty"]
+
+
+def test_header_without_rows(workbook: Build) -> None:
+    path = workbook(lambda sheet: sheet.write_row(0, 0, ["Question", "Answer"]))
+    assert _problems(path) == [
+        f"{path}: the file has a header but no data rows: add one row per test"
+    ]
+
+
+def test_a_file_that_is_not_a_workbook(tmp_path: Path) -> None:
+    path = tmp_path / "fake.xlsx"
+    path.write_text("Question,Answer\nQ,A\n")
+    problems = _problems(path)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{path}: cannot read it as an Excel workbook (.xlsx): ")
