@@ -56,20 +56,23 @@ def _first_arg_failure(matchers: Mapping[str, Matcher], args: Mapping[str, Any])
     return None
 
 
+def _calls(n: int, name: str) -> str:
+    return f"{n} call{'' if n == 1 else 's'} to {name!r}"
+
+
 def _count_problem(tool: ExpectedTool, found: int) -> str | None:
-    what = f"calls to {tool.name!r}"
     if tool.count_exact is not None:
-        return (
-            None
-            if found == tool.count_exact
-            else (f"expected exactly {tool.count_exact} {what}, found {found}")
-        )
+        if found == tool.count_exact:
+            return None
+        return f"expected exactly {_calls(tool.count_exact, tool.name)}, found {found}"
     if tool.max_count is not None and found > tool.max_count:
-        return f"expected at most {tool.max_count} {what}, found {found}"
+        return f"expected at most {_calls(tool.max_count, tool.name)}, found {found}"
     if tool.count == 0:
-        return None if found == 0 else f"{tool.name!r} must not be called, found {found} calls"
+        return None if found == 0 else f"{tool.name!r} must not be called, found {found}"
     if found < tool.count:
-        return f"expected at least {tool.count} {what}, found {found}"
+        if found == 0 and tool.count == 1:
+            return f"no call to {tool.name!r} found"
+        return f"expected at least {_calls(tool.count, tool.name)}, found {found}"
     return None
 
 

@@ -1,0 +1,203 @@
+"""Suite loading: shapes, ${VAR} substitution, and one clear message per problem with the
+field path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.cases import load_suite, parse_suite
+from assay.errors import ConfigError
+
+
+def problems(raw: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as exc:
+        parse_suite(raw, "suite.yaml")
+    assert exc.value.exit_code == 2
+    return [str(p) for p in exc.value.problems]
+
+
+def suite(*tests: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"name": "s", "target": {"python": "m:f"}, "tests": list(tests), **extra}
+
+
+def test_type_is_detected_from_the_fields() -> None:
+    loaded = parse_suite(
+        suite(
+            {"name": "a", "input": "q"},
+            {"name": "b", "turns": [{"input": "1"}, {"input": "2"}]},
+            {"name": "c", "goal": "get a refund"},
+        ),
+        "suite.yaml",
+    )
+    assert [c.type for c in loaded.cases] == ["single_turn", "multi_turn", "goal"]
+    assert [len(c.turns) for c in loaded.cases] == [1, 2, 0]
+    assert loaded.cases[2].goal is not None and loaded.cases[2].goal.max_turns == 10
+
+
+def test_mixed_shapes_are_refused() -> None:
+    msgs = problems(suite({"name": "a", "input": "q", "turns": [{"input": "x"}]}))
+    assert msgs == [
+        "suite.yaml: tests[0]: a test has exactly one of input (single-turn), turns (scripted "
+        "multi-turn) or goal (goal-driven); this one has input and turns"
+    ]
+
+
+def test_empty_turns_and_empty_input_are_refused() -> None:
+    assert "turns is empty" in problems(suite({"name": "a", "turns": []}))[0]
+    assert problems(suite({"name": "a", "turns": [{"input": "x"}, {"input": "  "}]})) == [
+        "suite.yaml: tests[0].turns[1].input: input is empty"
+    ]
+
+
+def test_bad_regex_names_the_full_path() -> None:
+    raw = suite(
+        {
+            "name": "a",
+            "turns": [
+                {"input": "x"},
+                {
+                    "input": "y",
+                    "expected_tools": [{"name": "subtract", "args": {"b": {"regex": "4480("}}}],
+                },
+            ],
+        }
+    )
+    (msg,) = problems(raw)
+    assert msg.startswith("suite.yaml: tests[0].turns[1].expected_tools[0].args.b.regex: ")
+    assert "invalid regular expression" in msg
+
+
+def test_negative_tolerance_is_refused_with_its_path() -> None:
+    (msg,) = problems(
+        suite(
+            {"name": "a", "input": "q"}, metrics=[{"metric": "numeric", "relative_tolerance": -0.1}]
+        )
+    )
+    assert msg.startswith("suite.yaml: metrics[0].relative_tolerance: ")
+    assert ">= 0" in msg or "greater than or equal to 0" in msg
+
+
+def test_unknown_keys_are_refused_with_a_suggestion() -> None:
+    (msg,) = problems(suite({"name": "a", "input": "q", "groundtruth": "x"}))
+    assert (
+        msg
+        == "suite.yaml: tests[0].groundtruth: unknown key 'groundtruth'; did you mean 'ground_truth'?"
+    )
+    (msg,) = problems(
+        suite({"name": "a", "input": "q"}, metrics=[{"metric": "equality", "foo": 1}])
+    )
+    assert msg.startswith("suite.yaml: metrics[0].foo: unknown option for metric 'equality'")
+    (msg,) = problems(
+        suite({"name": "a", "input": "q", "expected_tools": [{"name": "x", "cnt": 2}]})
+    )
+    assert msg.startswith("suite.yaml: tests[0].expected_tools[0].cnt: unknown key")
+
+
+def test_unknown_metric_and_bad_count() -> None:
+    msgs = problems(
+        suite(
+            {
+                "name": "a",
+                "input": "q",
+                "metrics": ["equalty"],
+                "expected_tools": [{"name": "x", "count": -1}],
+            }
+        )
+    )
+    assert msgs == [
+        "suite.yaml: tests[0].metrics[0].metric: unknown metric 'equalty'; did you mean 'equality'?",
+        "suite.yaml: tests[0].expected_tools[0].count: expected a whole number >= 0, got -1",
+    ]
+
+
+def test_target_must_name_exactly_one_kind() -> None:
+    (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}, "tests": []})
+    assert (
+        msg
+        == "suite.yaml: target: give exactly one of http, openai, python, demo (got python, demo)"
+    )
+
+
+def test_duplicate_test_names_are_refused() -> None:
+    (msg,) = problems(suite({"name": "a", "input": "q"}, {"name": "a", "input": "r"}))
+    assert "two tests are named 'a'" in msg
+
+
+def test_env_substitution_and_missing_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_TEST_TOKEN", "s3cr3t-value")
+    monkeypatch.delenv("ASSAY_MISSING", raising=False)
+    raw = {
+        "name": "s",
+        "target": {
+            "http": {
+                "url": "http://127.0.0.1:1/chat",
+                "headers": {
+                    "Authorization": "Bearer ${ASSAY_TEST_TOKEN}",
+                    "X-Env": "${ASSAY_MISSING:-dev}",
+                },
+            }
+        },
+        "tests": [{"name": "a", "input": "q"}],
+    }
+    loaded = parse_suite(raw, "suite.yaml")
+    assert loaded.suite.target is not None and loaded.suite.target.http is not None
+    assert loaded.suite.target.http.headers == {
+        "Authorization": "Bearer s3cr3t-value",
+        "X-Env": "dev",
+    }
+    assert loaded.secrets == {"s3cr3t-value"}
+    assert "s3cr3t-value" not in str(loaded.raw)  # the stored snapshot keeps the placeholder
+    raw["target"]["http"]["headers"]["X-Other"] = "${ASSAY_MISSING}"
+    (msg,) = problems(raw)
+    assert msg.startswith(
+        "suite.yaml: target.http.headers.X-Other: environment variable ASSAY_MISSING is not set"
+    )
+
+
+def test_metric_lists_most_specific_non_empty_list_wins() -> None:
+    loaded = parse_suite(
+        suite(
+            {
+                "name": "a",
+                "turns": [
+                    {"input": "1", "metrics": ["equality"]},
+                    {"input": "2"},
+                    {"input": "3", "metrics": []},
+                ],
+                "metrics": [{"metric": "numeric"}],
+            },
+            {"name": "b", "input": "q"},
+            metrics=[{"metric": "numeric", "relative_tolerance": 0.1}, "equality"],
+        ),
+        "suite.yaml",
+    )
+    a, b = loaded.cases
+    assert [[m.name for m in t.metrics] for t in a.turns] == [
+        ["equality"],
+        ["numeric"],
+        ["numeric"],
+    ]
+    assert [m.name for m in b.turns[0].metrics] == ["numeric", "equality"]
+    # one instance per configuration: the test-level numeric is not the suite-level one
+    assert a.turns[1].metrics[0] is not b.turns[0].metrics[0]
+    assert a.turns[1].metrics[0] is a.turns[2].metrics[0]
+
+
+def test_yaml_errors_and_missing_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: s\ntests:\n  - name: a\n    input: [unclosed\n")
+    with pytest.raises(ConfigError) as exc:
+        load_suite(bad)
+    assert str(exc.value).startswith(f"{bad}: line ")
+    assert "invalid YAML" in str(exc.value)
+    with pytest.raises(ConfigError) as missing:
+        load_suite(tmp_path / "nope.yaml")
+    assert str(missing.value) == f"{tmp_path / 'nope.yaml'}: file not found"
+
+
+def test_numbers_in_yaml_become_strings_where_text_is_expected() -> None:
+    loaded = parse_suite(suite({"name": "a", "input": "q", "ground_truth": 5120}), "suite.yaml")
+    assert loaded.cases[0].turns[0].ground_truth == "5120"

@@ -1,0 +1,204 @@
+"""Golden tests for the turn-result contract: pass rule (§3), roll-up (§4), summary (§5).
+Every expected value below is worked out by hand from the contract's table."""
+
+from __future__ import annotations
+
+from assay.results import (
+    MetricResult,
+    TokenUsage,
+    ToolInvocation,
+    TurnResult,
+    rollup_multi_turn,
+    single_turn_result,
+    summarize,
+    turn_passed,
+)
+
+
+def metric(name: str, score: float | None, passed: bool | None, **kw: object) -> MetricResult:
+    return MetricResult(metric_name=name, score=score, passed=passed, **kw)  # type: ignore[arg-type]
+
+
+def turn(i: int, **kw: object) -> TurnResult:
+    base: dict[str, object] = {
+        "turn_index": i,
+        "input": f"q{i}",
+        "execution_time_ms": 100 * (i + 1),
+    }
+    base.update(kw)
+    t = TurnResult(passed=False, **base)  # type: ignore[arg-type]
+    t.passed = turn_passed(t)
+    return t
+
+
+# --- §3 pass rule -------------------------------------------------------------------------
+
+
+def test_a_clean_turn_passes() -> None:
+    assert turn(0, response="ok", metric_results=[metric("m", 1.0, True)]).passed
+
+
+def test_each_failure_condition_fails_the_turn() -> None:
+    assert not turn(0, errors=["boom"]).passed
+    assert not turn(0, skipped=True, errors=["skipped: lost"]).passed
+    assert not turn(0, tools_matched=False).passed
+    assert not turn(0, metric_results=[metric("a", 1.0, True), metric("b", 0.2, False)]).passed
+
+
+def test_null_tools_matched_and_null_metric_pass_do_not_fail() -> None:
+    # passed is None means "no verdict" (m.passed != false holds), tools_matched None: no assertion
+    assert turn(0, tools_matched=None, metric_results=[metric("a", None, None)]).passed
+
+
+# --- §4 roll-up, row by row --------------------------------------------------------------
+
+
+def three_turns() -> list[TurnResult]:
+    call = ToolInvocation(name="lookup", args={"q": 1}, result=2, bytes=1)
+    sub = ToolInvocation(name="subtract", args={"a": 5, "b": 3}, result=2, bytes=1)
+    return [
+        turn(
+            0,
+            response="r0",
+            tool_calls=["lookup"],
+            tool_invocations=[call],
+            expected_tools=["lookup"],
+            tools_matched=True,
+            metric_results=[metric("numeric", 1.0, True), metric("equality", 1.0, True)],
+            token_usage=TokenUsage(
+                prompt_tokens=10,
+                completion_tokens=2,
+                total_tokens=12,
+                cache_creation_tokens=1,
+                cache_read_tokens=3,
+            ),
+        ),
+        turn(
+            1,
+            response="r1",
+            tool_calls=["subtract", "lookup"],
+            tool_invocations=[sub, call],
+            expected_tools=[{"name": "subtract", "count": 1}, "lookup"],
+            tools_matched=False,
+            metric_results=[metric("numeric", 0.0, False)],
+            token_usage=TokenUsage(
+                prompt_tokens=20,
+                completion_tokens=4,
+                total_tokens=24,
+                cache_creation_tokens=0,
+                cache_read_tokens=5,
+            ),
+            errors=["slow"],
+        ),
+        turn(2, response=None, errors=["timed out", "again"]),
+    ]
+
+
+def test_rollup_every_row_of_the_table() -> None:
+    turns = three_turns()
+    r = rollup_multi_turn("t", turns, "2026-01-01T00:00:00+00:00")
+    assert r.test_type == "multi_turn"
+    assert r.test_input == "q0\n---\nq1\n---\nq2"
+    assert r.agent_response is None  # turns[-1].response
+    assert r.tool_calls == ["lookup", "subtract", "lookup"]
+    assert [c.name for c in r.tool_invocations] == ["lookup", "subtract", "lookup"]
+    assert r.expected_tools == ["lookup", {"name": "subtract", "count": 1}]  # union, in order
+    assert r.tools_matched is False  # turn 1 asserted and failed
+    assert r.ground_truth is None
+    assert r.passed is False
+    assert r.execution_time_ms == 100 + 200 + 300
+    assert r.token_usage == TokenUsage(
+        prompt_tokens=30,
+        completion_tokens=6,
+        total_tokens=36,
+        cache_creation_tokens=1,
+        cache_read_tokens=8,
+    )
+    assert r.errors == ["[turn 1] slow", "[turn 2] timed out", "[turn 2] again"]
+    assert r.timestamp == "2026-01-01T00:00:00+00:00"
+    assert r.turns == turns
+    by_name = {m.metric_name: m for m in r.metric_results}
+    assert set(by_name) == {"numeric", "equality"}  # each name once
+    assert by_name["numeric"].score == 0.5  # mean(1.0, 0.0); turn 2 did not run it
+    assert by_name["numeric"].passed is False
+    assert by_name["equality"].score == 1.0  # only turn 0 ran it: skipped turns don't count
+    assert by_name["equality"].passed is True
+
+
+def test_rollup_omits_a_metric_no_turn_ran_and_tools_null_without_assertions() -> None:
+    turns = [turn(0, response="a"), turn(1, response="b")]
+    r = rollup_multi_turn("t", turns, "ts")
+    assert r.metric_results == []
+    assert r.tools_matched is None
+    assert r.token_usage is None
+    assert r.passed is True
+    assert r.agent_response == "b"
+
+
+def test_rollup_tools_matched_true_when_all_asserting_turns_match() -> None:
+    turns = [turn(0, tools_matched=True), turn(1, tools_matched=None), turn(2, tools_matched=True)]
+    assert rollup_multi_turn("t", turns, "ts").tools_matched is True
+
+
+def test_a_skipped_turn_fails_the_test() -> None:
+    turns = [turn(0, response="a"), turn(1, skipped=True, errors=["skipped: session lost"])]
+    r = rollup_multi_turn("t", turns, "ts")
+    assert r.passed is False
+    assert r.errors == ["[turn 1] skipped: session lost"]
+
+
+def test_token_usage_add_sums_all_five_counters() -> None:
+    a = TokenUsage(
+        prompt_tokens=1,
+        completion_tokens=2,
+        total_tokens=3,
+        cache_creation_tokens=4,
+        cache_read_tokens=5,
+    )
+    b = TokenUsage(
+        prompt_tokens=10,
+        completion_tokens=20,
+        total_tokens=30,
+        cache_creation_tokens=40,
+        cache_read_tokens=50,
+    )
+    assert a + b == TokenUsage(
+        prompt_tokens=11,
+        completion_tokens=22,
+        total_tokens=33,
+        cache_creation_tokens=44,
+        cache_read_tokens=55,
+    )
+
+
+def test_single_turn_result_has_no_turns_list() -> None:
+    t = turn(
+        0, response="Paris", ground_truth="Paris", metric_results=[metric("equality", 1, True)]
+    )
+    r = single_turn_result("capital", t, "ts")
+    assert r.turns is None
+    assert r.test_type == "single_turn"
+    assert (r.test_input, r.agent_response, r.ground_truth) == ("q0", "Paris", "Paris")
+    assert r.passed is True and r.status == "passed"
+
+
+# --- §5 summary invariant ------------------------------------------------------------------
+
+
+def test_summary_counts_tests_not_turns_and_averages_rolled_up_scores() -> None:
+    multi = rollup_multi_turn("m", three_turns(), "ts")  # numeric 0.5, equality 1.0, failed
+    single_ok = single_turn_result(
+        "s1", turn(0, response="x", metric_results=[metric("numeric", 1.0, True)]), "ts"
+    )
+    single_bad = single_turn_result(
+        "s2", turn(0, response="y", metric_results=[metric("numeric", 0.0, False)]), "ts"
+    )
+    s = summarize([multi, single_ok, single_bad])
+    assert s.total_tests == 3  # not 5 turns
+    assert s.total_turns == 5
+    assert s.passed + s.failed == s.total_tests
+    assert (s.passed, s.failed) == (1, 2)
+    assert s.metrics_evaluated == {"numeric": 3, "equality": 1}
+    # mean of rolled-up test scores: (0.5 + 1.0 + 0.0) / 3, not the per-turn mean (2/4)
+    assert s.average_scores["numeric"] == (0.5 + 1.0 + 0.0) / 3
+    assert s.average_scores["equality"] == 1.0

@@ -1,0 +1,134 @@
+"""The runner on Python targets: one session per test, turns in order, failures per turn,
+unrecoverable sessions skip the rest with the reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.cases import parse_suite
+from assay.runner import CaseSettings, run_case
+from assay.targets.python import PythonTarget
+from tests.runner import agents
+
+
+def case_and_target(test: dict[str, Any], agent: str) -> tuple[Any, PythonTarget]:
+    loaded = parse_suite({"name": "s", "tests": [test]}, "suite.yaml")
+    return loaded.cases[0], PythonTarget(f"tests.runner.agents:{agent}")
+
+
+async def run(test: dict[str, Any], agent: str, timeout: float = 5.0) -> Any:
+    case, target = case_and_target(test, agent)
+    return await run_case(case, target, CaseSettings(turn_timeout_s=timeout, run_id="r" * 32))
+
+
+async def test_turns_share_one_session_in_order() -> None:
+    result = await run(
+        {
+            "name": "memory",
+            "turns": [
+                {"input": "apples"},
+                {"input": "pears"},
+                {"input": "what did I say first?", "ground_truth": "apples"},
+            ],
+        },
+        "remembering",
+    )
+    assert result.passed, result.errors
+    assert result.turns is not None and len(result.turns) == 3
+    assert [t.response for t in result.turns] == ["noted apples", "noted pears", "apples"]
+    assert len(set(agents.sessions_seen[-3:])) == 1  # one agent session for the test
+    first = result.turns[0]
+    assert first.tool_invocations[0].bytes == len('{"n": 1}')  # JSON of the result
+    assert first.token_usage is not None and first.token_usage.total_tokens == 5
+    assert result.token_usage is not None and result.token_usage.total_tokens == 10
+
+
+async def test_each_test_and_each_run_gets_a_fresh_session() -> None:
+    test = {"name": "t", "input": "what did I say first?", "ground_truth": "what did I say first?"}
+    first = await run(test, "remembering")
+    second = await run(test, "remembering")
+    assert first.passed and second.passed  # no memory leaked between them
+    assert agents.sessions_seen[-1] != agents.sessions_seen[-2]
+
+
+async def test_async_agents_and_string_replies() -> None:
+    result = await run(
+        {"name": "a", "input": "hi", "ground_truth": "HI", "metrics": ["equality"]}, "async_echo"
+    )
+    assert result.agent_response == "HI" and result.passed
+    assert result.turns is None  # single-turn results carry no turns list
+
+
+async def test_a_failed_turn_does_not_stop_the_session() -> None:
+    result = await run(
+        {
+            "name": "f",
+            "turns": [{"input": "hello"}, {"input": "fail once"}, {"input": "hello again"}],
+        },
+        "flaky",
+    )
+    assert result.turns is not None
+    assert [t.passed for t in result.turns] == [True, False, True]
+    assert [t.skipped for t in result.turns] == [False, False, False]
+    assert result.turns[1].errors == ["the agent raised RuntimeError: cannot handle 'fail once'"]
+    assert result.turns[1].response is None
+    assert result.errors == ["[turn 1] the agent raised RuntimeError: cannot handle 'fail once'"]
+    assert result.status == "error" and not result.passed
+
+
+async def test_two_failed_turns_in_a_row_skip_the_rest() -> None:
+    result = await run(
+        {
+            "name": "f",
+            "turns": [
+                {"input": "fail 1"},
+                {"input": "fail 2"},
+                {"input": "hello"},
+                {"input": "bye"},
+            ],
+        },
+        "flaky",
+    )
+    assert result.turns is not None
+    assert [t.skipped for t in result.turns] == [False, False, True, True]
+    assert result.turns[2].errors == ["skipped: 2 failed turns in a row (turns 0, 1)"]
+    assert result.turns[3].metric_results == [] and result.turns[3].response is None
+
+
+async def test_session_lost_skips_the_remaining_turns_with_the_reason() -> None:
+    result = await run(
+        {"name": "l", "turns": [{"input": "hi"}, {"input": "lose"}, {"input": "still there?"}]},
+        "losing",
+    )
+    assert result.turns is not None
+    t0, t1, t2 = result.turns
+    assert t0.passed and not t1.skipped and t2.skipped
+    assert t1.errors == ["session lost: session expired"]
+    assert t2.errors == ["skipped: the agent lost the session at turn 1"]
+    assert not result.passed
+
+
+async def test_turn_timeout_fails_that_turn_only() -> None:
+    result = await run(
+        {"name": "s", "turns": [{"input": "slow"}, {"input": "fast"}]}, "slow", timeout=0.2
+    )
+    assert result.turns is not None
+    assert result.turns[0].errors == ["timed out after 0.2 s"]
+    assert result.turns[1].passed and result.turns[1].response == "done"
+
+
+async def test_a_reply_of_the_wrong_type_is_a_turn_error() -> None:
+    result = await run({"name": "n", "input": "x"}, "not_a_reply")
+    assert result.errors == ["expected a string or an object reply, got int"]
+
+
+async def test_metrics_without_inputs_are_absent_and_say_why() -> None:
+    result = await run(
+        {"name": "m", "input": "hi", "metrics": ["equality", "numeric"]}, "async_echo"
+    )
+    assert result.metric_results == []  # no ground truth: absent, not scored 0
+    assert result.metrics_not_run == {
+        "equality": "no ground truth (Answer) for this turn",
+        "numeric": "no ground truth (Answer) for this turn",
+    }
+    assert result.passed
