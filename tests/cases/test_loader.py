@@ -83,8 +83,8 @@ def test_negative_tolerance_is_refused_with_its_path() -> None:
 def test_unknown_keys_are_refused_with_a_suggestion() -> None:
     (msg,) = problems(suite({"name": "a", "input": "q", "groundtruth": "x"}))
     assert (
-        msg
-        == "suite.yaml: tests[0].groundtruth: unknown key 'groundtruth'; did you mean 'ground_truth'?"
+        msg == "suite.yaml: tests[0].groundtruth: unknown key 'groundtruth'; "
+        "did you mean 'ground_truth'?"
     )
     (msg,) = problems(
         suite({"name": "a", "input": "q"}, metrics=[{"metric": "equality", "foo": 1}])
@@ -108,7 +108,8 @@ def test_unknown_metric_and_bad_count() -> None:
         )
     )
     assert msgs == [
-        "suite.yaml: tests[0].metrics[0].metric: unknown metric 'equalty'; did you mean 'equality'?",
+        "suite.yaml: tests[0].metrics[0].metric: unknown metric 'equalty'; "
+        "did you mean 'equality'?",
         "suite.yaml: tests[0].expected_tools[0].count: expected a whole number >= 0, got -1",
     ]
 
