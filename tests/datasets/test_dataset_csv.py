@@ -151,3 +151,9 @@ def test_a_cell_larger_than_the_csv_module_default_limit(csv_file: CsvFile) -> N
     context = "x" * 200_000
     dataset = load_dataset(csv_file(f"Question,context\nQ,{context}\n"))
     assert dataset.rows[0].context == context
+
+
+def test_commas_inside_quoted_header_names_do_not_decide_the_delimiter(csv_file: CsvFile) -> None:
+    dataset = load_dataset(csv_file('Question;"Notes, misc"\nQ, with comma;n\n'))
+    assert [r.question for r in dataset.rows] == ["Q, with comma"]
+    assert dataset.shape.ignored_columns == ["Notes, misc"]

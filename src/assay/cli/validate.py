@@ -59,8 +59,10 @@ def _print_text(report: ShapeReport) -> None:
         lines.append("ignored columns: " + ", ".join(report.ignored_columns))
     lines += [f"warning: {warning}" for warning in report.warnings]
     for line in lines:
-        out_console.print(line, markup=False, highlight=False)
+        out_console.print(line, markup=False, highlight=False, emoji=False)
 
 
 def _print_json(data: dict[str, Any]) -> None:
-    out_console.print(json.dumps(data, ensure_ascii=False), markup=False, highlight=False)
+    out_console.print(
+        json.dumps(data, ensure_ascii=False), markup=False, highlight=False, emoji=False
+    )

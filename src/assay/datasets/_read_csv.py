@@ -40,7 +40,8 @@ def open_csv(path: Path, source: str) -> Iterator[Table]:
 
 
 def _sniff_delimiter(handle: TextIO, path: Path, source: str) -> str:
-    """``;`` or a tab when the first non-blank line has it and no comma; else ``,``."""
+    """``;`` or a tab when the first non-blank line has it and no comma outside quotes;
+    else ``,``."""
     try:
         line = ""
         for line in handle:
@@ -51,6 +52,7 @@ def _sniff_delimiter(handle: TextIO, path: Path, source: str) -> str:
         raise not_utf8(path, source, _UTF8_HINT) from None
     except OSError as exc:
         raise fail(source, f"cannot read the file: {exc.strerror}") from None
+    line = "".join(line.split('"')[::2])  # drop quoted text: "Answer, expected";Question
     if "," not in line:
         if ";" in line:
             return ";"

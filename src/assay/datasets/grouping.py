@@ -27,10 +27,9 @@ def as_number(text: str) -> float | None:
     return value
 
 
-@dataclass
+@dataclass(slots=True)
 class _Session:
-    first_row: int
-    turns: dict[float | str, int] = field(default_factory=dict)  # turn -> its row
+    turns: dict[int | float | str, int] = field(default_factory=dict)  # turn -> its row
     rows: int = 0
     not_a_number: tuple[int, str] | None = None  # the first (row, turn_id) that is not one
 
@@ -63,7 +62,7 @@ class SessionTracker:
             return None
         session = self.sessions.get(session_id)
         if session is None:
-            session = self.sessions[session_id] = _Session(row_number)
+            session = self.sessions[session_id] = _Session()
             self.conversations += 1
         session.rows += 1
         if not self.has_turn_ids:
@@ -73,9 +72,13 @@ class SessionTracker:
                 session.not_a_number = (row_number, "")
             return None
         number = as_number(turn_id)
-        key: float | str = turn_id if number is None else number
-        if number is None and session.not_a_number is None:
-            session.not_a_number = (row_number, turn_id)
+        key: int | float | str
+        if number is None:
+            key = turn_id
+            if session.not_a_number is None:
+                session.not_a_number = (row_number, turn_id)
+        else:  # 1 == 1.0 as a key either way; small ints are shared, floats are not
+            key = int(number) if number.is_integer() else number
         first = session.turns.get(key)
         if first is not None:
             return DuplicateTurn(session_id, turn_id, first)
