@@ -1,0 +1,145 @@
+"""One HTTP call with per-endpoint limits, a timeout and retries.
+
+    reply = await send_request(
+        client, "POST", url, read=read_json, policy=RetryPolicy(), limiter=limiter,
+        timeout_s=30, data=body, headers={"Content-Type": "application/json"},
+    )
+
+Connection failures and 429/500/502/503/504 are retried (``Retry-After`` honoured); other
+error statuses and timeouts are not (a timed-out turn may have done its work). Whatever
+stops it raises ``RequestFailed``, whose message names the status, the URL and a short
+excerpt of the body, never the request headers, and is passed through ``REDACTOR``.
+What ``read`` raises (a malformed reply, say) passes through unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+import aiohttp
+
+from assay.net.limits import EndpointLimiter
+from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status
+from assay.secrets import REDACTOR
+
+T = TypeVar("T")
+Reader = Callable[[aiohttp.ClientResponse, float], Awaitable[T]]  # (response, t_sent)
+FailureKind = Literal["status", "connect", "timeout", "request"]
+
+EXCERPT_CHARS = 200
+_EXCERPT_BYTES = 16_384
+
+
+class RequestFailed(Exception):
+    """A request that failed for good. ``status`` is the HTTP status for ``kind="status"``."""
+
+    def __init__(
+        self,
+        message: str,
+        kind: FailureKind,
+        status: int | None = None,
+        retry_after: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        self.message = REDACTOR(message)
+        self.kind = kind
+        self.status = status
+        self.retry_after = retry_after
+        self.attempts = attempts
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        tries = f" (gave up after {self.attempts} tries)" if self.attempts > 1 else ""
+        return self.message + tries
+
+
+def excerpt(raw: bytes | str, limit: int = EXCERPT_CHARS) -> str:
+    """A short one-line excerpt of a body, for error messages."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    text = " ".join(text.split())
+    if not text:
+        return "(empty body)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(exc: aiohttp.ClientError) -> str:
+    cause = getattr(exc, "os_error", None) or exc.__cause__
+    if isinstance(cause, ConnectionRefusedError) or "refused" in str(exc).lower():
+        return "connection refused"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection"
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return str(exc) or type(exc).__name__
+
+
+class _NoLimit:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LIMIT = _NoLimit()
+
+
+async def send_request(
+    client: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    *,
+    read: Reader[T],
+    policy: RetryPolicy,
+    limiter: EndpointLimiter | None = None,
+    timeout_s: float = 30.0,
+    idle_timeout: bool = False,
+    headers: Mapping[str, str] | None = None,
+    data: bytes | None = None,
+    params: Mapping[str, str] | None = None,
+) -> T:
+    """Send until ``read`` returns for a 2xx/3xx reply, or raise ``RequestFailed``.
+
+    ``timeout_s`` bounds the whole exchange, or with ``idle_timeout`` (streams) each wait
+    for data. ``read`` gets the response and the ``time.perf_counter()`` at which the
+    request went out, for time-to-first-token.
+    """
+    timeout = (
+        aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+        if idle_timeout
+        else aiohttp.ClientTimeout(total=timeout_s)
+    )
+    kwargs: dict[str, Any] = {"headers": headers, "data": data, "params": params}
+    failure: RequestFailed | None = None
+    for attempt in range(policy.attempts):
+        try:
+            async with limiter or _NO_LIMIT:
+                sent = time.perf_counter()
+                async with client.request(method, url, timeout=timeout, **kwargs) as response:
+                    if response.status < 400:
+                        return await read(response, sent)
+                    body = await response.content.read(_EXCERPT_BYTES)
+                    failure = RequestFailed(
+                        f"HTTP {response.status} from {url}: {excerpt(body)}",
+                        "status",
+                        response.status,
+                        response.headers.get("Retry-After"),
+                    )
+                    if not is_retryable_status(response.status):
+                        raise failure
+        except TimeoutError:
+            raise RequestFailed(f"no reply from {url} within {timeout_s:g} s", "timeout") from None
+        except aiohttp.ClientConnectorError as exc:  # never connected
+            failure = RequestFailed(f"cannot reach {url}: {_describe(exc)}", "connect")
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            failure = RequestFailed(f"lost the connection to {url}: {_describe(exc)}", "connect")
+        except aiohttp.ClientError as exc:  # an invalid URL, too many redirects, ...
+            raise RequestFailed(f"request to {url} failed: {_describe(exc)}", "request") from None
+        if attempt + 1 < policy.attempts:
+            await asyncio.sleep(backoff_delay(policy, attempt, failure.retry_after))
+    assert failure is not None
+    failure.attempts = policy.attempts
+    raise failure
