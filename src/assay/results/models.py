@@ -138,6 +138,16 @@ class RunInfo(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
 
 
+class RepeatStats(_Record):
+    """A test run K times (``--repeat K``)."""
+
+    runs: int
+    passed: int
+    pass_at_1: float  # the share of runs that passed
+    pass_all: bool  # pass^K: every run passed
+    flaky: bool  # some runs passed and some failed
+
+
 class ReportSummary(_Record):
     """Counts test cases, not turns: ``passed + failed == total_tests``."""
 
@@ -153,6 +163,13 @@ class ReportSummary(_Record):
     dimensions: dict[str, dict[str, float | int]] = Field(default_factory=dict)
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     execution_time_ms: int = 0
+    repeat: int = 1
+    pass_at_1: float | None = Field(default=None, description="mean over tests, --repeat > 1")
+    pass_all_k: float | None = Field(
+        default=None, description="share of tests whose K runs all passed (pass^K)"
+    )
+    flaky_tests: list[str] = Field(default_factory=list)
+    repeats: dict[str, RepeatStats] = Field(default_factory=dict)
 
 
 class Report(_Record):

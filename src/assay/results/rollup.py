@@ -7,7 +7,14 @@ from collections.abc import Iterable
 from statistics import fmean
 from typing import Any, Literal
 
-from assay.results.models import MetricResult, ReportSummary, TestResult, TokenUsage, TurnResult
+from assay.results.models import (
+    MetricResult,
+    RepeatStats,
+    ReportSummary,
+    TestResult,
+    TokenUsage,
+    TurnResult,
+)
 
 TURN_SEPARATOR = "\n---\n"
 
@@ -135,8 +142,9 @@ def single_turn_result(name: str, turn: TurnResult, timestamp: str, **extra: Any
 class SummaryBuilder:
     """Accumulates a ReportSummary one result at a time, so a run never holds every result."""
 
-    def __init__(self) -> None:
-        self.summary = ReportSummary()
+    def __init__(self, repeat: int = 1) -> None:
+        self.summary = ReportSummary(repeat=repeat)
+        self._runs: dict[str, list[int]] = {}  # test name -> [runs, passed], with --repeat
         self._score_sums: dict[str, float] = {}
         self._score_counts: dict[str, int] = {}
         self._dim_sums: dict[str, float] = {}
@@ -157,6 +165,10 @@ class SummaryBuilder:
         s.execution_time_ms += result.execution_time_ms
         if result.token_usage is not None:
             s.token_usage = s.token_usage + result.token_usage
+        if s.repeat > 1:
+            counts = self._runs.setdefault(result.test_name, [0, 0])
+            counts[0] += 1
+            counts[1] += int(result.passed)
         for metric in result.metric_results:
             name = metric.metric_name
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + 1
@@ -178,11 +190,26 @@ class SummaryBuilder:
             dim: {"mean": self._dim_sums[dim] / count, "count": count}
             for dim, count in self._dim_counts.items()
         }
+        if self._runs:
+            s.repeats = {
+                name: RepeatStats(
+                    runs=runs,
+                    passed=passed,
+                    pass_at_1=passed / runs,
+                    pass_all=passed == runs,
+                    flaky=0 < passed < runs,
+                )
+                for name, (runs, passed) in self._runs.items()
+            }
+            stats = s.repeats.values()
+            s.pass_at_1 = fmean(r.pass_at_1 for r in stats)
+            s.pass_all_k = fmean(1.0 if r.pass_all else 0.0 for r in stats)
+            s.flaky_tests = [name for name, r in s.repeats.items() if r.flaky]
         return s
 
 
-def summarize(results: Iterable[TestResult]) -> ReportSummary:
-    builder = SummaryBuilder()
+def summarize(results: Iterable[TestResult], repeat: int = 1) -> ReportSummary:
+    builder = SummaryBuilder(repeat)
     for result in results:
         builder.add(result)
     return builder.build()

@@ -1,0 +1,96 @@
+"""Live progress for a run: a rich bar on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from assay.results.models import TestResult
+
+PLAIN_INTERVAL_S = 5.0
+
+
+class RunProgress:
+    """Counts finished tests; draws a bar (terminal) or prints a line every few seconds."""
+
+    def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
+        self.total = total
+        self.done = self.passed = self.failed = 0
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self._last_line = self.started
+        self._bar: Progress | None = None
+        self._task = None
+        if enabled and self.console.is_terminal:
+            self._bar = Progress(
+                TextColumn("[bold]running"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(
+                    "[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/]"
+                ),
+                TextColumn("{task.fields[rate]:.1f}/s"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+
+    def __enter__(self) -> RunProgress:
+        if self._bar is not None:
+            self._bar.start()
+            self._task = self._bar.add_task("run", total=self.total, passed=0, failed=0, rate=0.0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, result: TestResult) -> None:
+        self.done += 1
+        if result.passed:
+            self.passed += 1
+        else:
+            self.failed += 1
+        if not self.enabled:
+            return
+        if self._bar is not None and self._task is not None:
+            self._bar.update(
+                self._task,
+                completed=self.done,
+                passed=self.passed,
+                failed=self.failed,
+                rate=self.rate,
+            )
+            return
+        now = time.monotonic()
+        if now - self._last_line >= PLAIN_INTERVAL_S or self.done == self.total:
+            self._last_line = now
+            self._plain(sys.stderr)
+
+    def _plain(self, stream: TextIO) -> None:
+        rate = self.rate
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        print(
+            f"progress: {self.done}/{self.total} tests, {self.passed} passed, "
+            f"{self.failed} failed, {rate:.1f}/s, eta {eta:.0f}s",
+            file=stream,
+            flush=True,
+        )

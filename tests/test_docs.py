@@ -1,0 +1,35 @@
+"""The user guide's examples run as tests: every YAML block with a ``name:`` and ``tests:``
+in docs/*.md must load as a suite."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay.cases import parse_suite
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+BLOCK = re.compile(r"```yaml\n(.*?)```", re.S)
+
+
+def suite_blocks() -> list[tuple[str, str]]:
+    found = []
+    for page in sorted(DOCS.glob("*.md")):
+        for i, block in enumerate(BLOCK.findall(page.read_text())):
+            data = yaml.safe_load(block)
+            if isinstance(data, dict) and "name" in data and "tests" in data:
+                found.append((f"{page.name}#{i}", block))
+    return found
+
+
+def test_the_guide_has_suite_examples() -> None:
+    assert len(suite_blocks()) >= 3
+
+
+@pytest.mark.parametrize(("where", "block"), suite_blocks(), ids=lambda v: str(v)[:40])
+def test_every_suite_example_loads(where: str, block: str) -> None:
+    loaded = parse_suite(yaml.safe_load(block), where)
+    assert loaded.cases, f"{where} has no tests"
