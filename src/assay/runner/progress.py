@@ -11,6 +11,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -32,7 +33,7 @@ class RunProgress:
         self.started = time.monotonic()
         self._last_line = self.started
         self._bar: Progress | None = None
-        self._task = None
+        self._task: TaskID | None = None
         if enabled and self.console.is_terminal:
             self._bar = Progress(
                 TextColumn("[bold]running"),
