@@ -105,7 +105,7 @@ def main() -> None:
     base = measure("-", "import")["rss_mib"]
     print(f"baseline: peak RSS {base:.0f} MiB after importing assay.datasets")
     print(
-        f"{'file':<30} {'size':>8} {'seconds':>8} {'rows/s':>9} {'x ideal':>8} "
+        f"{'file':<32} {'size':>8} {'seconds':>8} {'rows/s':>9} {'x ideal':>8} "
         f"{'peak RSS':>9} {'over baseline':>14}"
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,9 +118,9 @@ def main() -> None:
             seconds, rss = result["seconds"], result["rss_mib"]
             name = f"{rows:,} rows, {kind}-turn .{ext}"
             print(
-                f"{name:<30} {path.stat().st_size / 2**20:>4.0f} MiB {seconds:>8.2f} "
+                f"{name:<32} {path.stat().st_size / 2**20:>4.0f} MiB {seconds:>8.2f} "
                 f"{rows / seconds:>9,.0f} {seconds / ideal['seconds']:>7.1f}x "
-                f"{rss:>5.0f} MiB {rss - base:>10.0f} MiB"
+                f"{rss:>5.0f} MiB {max(rss - base, 0):>10.0f} MiB"
             )
             print(f"    {result['shape']}")
     print("x ideal: validate time / time of the bare reader loop (csv.reader or iter_rows)")
