@@ -1,0 +1,140 @@
+"""Opening a store: which URLs are accepted, the engine, SQLite's pragmas and transactions,
+and the Alembic migrations that bring the schema to head on every open."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.pool import StaticPool
+
+from assay.errors import StoreError
+
+DEFAULT_STORE_URL = "sqlite:///.assay/assay.db"
+STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
+VERSION_TABLE = "assay_alembic_version"
+MIGRATIONS = "assay.store:migrations"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+PG_CONNECT_TIMEOUT_S = 10
+PG_MIGRATION_LOCK = 0x61737361_79  # one advisory lock key for every assay migration
+
+
+def mask_url(url: str | URL) -> str:
+    """The URL with its password, if any, replaced by ``***``."""
+    if isinstance(url, URL):
+        return url.render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+def resolve_url(url: str | None) -> URL:
+    """The store URL to open: the given one, else $ASSAY_STORE, else the default SQLite file.
+    ``postgresql://`` and ``postgres://`` mean the psycopg 3 driver."""
+    raw = url or os.environ.get(STORE_URL_ENV) or DEFAULT_STORE_URL
+    try:
+        parsed = make_url(raw)
+    except ArgumentError as exc:
+        raise _unsupported(raw, f"not a database URL ({exc})") from None
+    backend = parsed.get_backend_name()
+    if parsed.drivername in ("postgres", "postgresql"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    elif backend != "sqlite" and backend != "postgresql":
+        raise _unsupported(raw, f"the {backend!r} database is not supported")
+    return parsed
+
+
+def _unsupported(raw: str, why: str) -> StoreError:
+    return StoreError(
+        f"cannot open the store {mask_url(raw)}: {why}; "
+        "use sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE"
+    )
+
+
+def is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def create_store_engine(url: URL) -> Engine:
+    if not is_sqlite(url):
+        connect_args = (
+            {} if "connect_timeout" in url.query else {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+        )
+        return create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    database = url.database or ":memory:"
+    in_memory = database == ":memory:" or "mode=memory" in database
+    if not in_memory and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        poolclass=StaticPool if in_memory else None,
+    )
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event below start transactions, so DDL is transactional too.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    # Writers take the write lock up front (BEGIN IMMEDIATE): a deferred transaction that
+    # later needs to write can fail at once with "database is locked" despite busy_timeout.
+    mode = connection.get_execution_options().get("sqlite_begin", "")
+    connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def write_connection(engine: Engine) -> Connection:
+    """A connection whose transactions take SQLite's write lock when they begin."""
+    return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", MIGRATIONS)
+    return config
+
+
+def _current_revision(connection: Connection) -> str | None:
+    context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+    return context.get_current_revision()
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to head. Cheap when it already is; two processes opening a new store
+    at once are serialised (SQLite's write lock, PostgreSQL's advisory lock), and the second
+    finds the schema already there."""
+    config = _alembic_config()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    with engine.connect() as connection:
+        current = _current_revision(connection)
+        connection.rollback()
+    if current == head:
+        return
+    with write_connection(engine) as connection, connection.begin():
+        if engine.dialect.name == "postgresql":
+            connection.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK}
+            )
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,356 @@
+"""The result store: runs and their test results in SQLite (the default) or PostgreSQL.
+
+``open_store(url)`` opens (and migrates) a store; ``Store`` writes a run as it goes
+(``create_run``, ``add_results`` in batches, ``finish_run``) and reads runs back
+(``list_runs``, ``iter_results``, ``load_report``, ``completed_keys`` for resume). Every
+database failure surfaces as ``StoreError`` (exit code 3) naming the store, password masked.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+from pydantic_core import to_jsonable_python
+from sqlalchemy import URL, Connection, Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from assay.errors import ConfigError, Problem, StoreError
+from assay.results.models import Report, ReportSummary, RunInfo, TestResult
+from assay.results.rollup import SummaryBuilder
+from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url
+from assay.store._engine import write_connection as _write
+from assay.store._records import (
+    RUN_STATUSES,
+    MetricOutcome,
+    RunNotFound,
+    RunRecord,
+    RunStatus,
+    TestOutcome,
+)
+from assay.store._rows import Row, child_rows, test_row
+from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
+
+MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
+READ_BATCH = 500  # results fetched per round trip while streaming
+_KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reason(exc: BaseException, password: str | None) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    reason = text[0] if text else type(exc).__name__
+    return reason.replace(password, "***") if password else reason
+
+
+def _db_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """A Store method whose database failures become a StoreError naming the store."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except SQLAlchemyError as exc:
+            store = args[0]
+            assert isinstance(store, Store)
+            raise store._failure(exc) from exc
+
+    return wrapper
+
+
+def _check_status(status: str) -> None:
+    if status not in RUN_STATUSES:
+        raise ValueError(f"unknown run status {status!r}; expected one of {RUN_STATUSES}")
+
+
+class Store:
+    """One open store. Thread-safe for separate calls; use one per process."""
+
+    def __init__(self, engine: Engine, url: URL) -> None:
+        self._engine = engine
+        self._password = url.password if isinstance(url.password, str) else None
+        self.url = mask_url(url)  # safe to print
+
+    def _failure(self, exc: BaseException) -> StoreError:
+        return StoreError(f"the store {self.url} failed: {_reason(exc, self._password)}")
+
+    # -- writing -------------------------------------------------------------------------
+
+    @_db_errors
+    def create_run(
+        self,
+        run: RunInfo,
+        suite_fingerprint: str | None = None,
+        inputs: dict[str, Any] | None = None,
+    ) -> None:
+        """Store a new run. ``run.config`` must already be redacted; ``inputs`` is what a
+        resume needs (suite path, dataset paths, options) and must be JSON-able."""
+        row = run.model_dump(include=set(RunInfo.model_fields) - {"config"})
+        row.update(
+            config=to_jsonable_python(run.config),
+            inputs=to_jsonable_python(inputs or {}),
+            suite_fingerprint=suite_fingerprint,
+            summary=None,
+            total=0,
+            passed=0,
+            failed=0,
+        )
+        try:
+            with _write(self._engine) as conn, conn.begin():
+                conn.execute(insert(runs), row)
+        except IntegrityError:
+            raise StoreError(f"a run with id {run.id!r} is already stored in {self.url}") from None
+
+    @_db_errors
+    def add_results(self, run_id: str, results: Sequence[tuple[int, TestResult]]) -> None:
+        """Store ``(position, result)`` pairs in one transaction. A result whose
+        (test_name, repeat_index) is already stored for this run is skipped, so writing a
+        result twice (a resume, a retry) stores it once."""
+        batch: dict[tuple[str, int], tuple[int, TestResult]] = {}
+        for position, result in results:
+            batch.setdefault((result.test_name, result.repeat_index), (position, result))
+        if not batch:
+            return
+        with _write(self._engine) as conn, conn.begin():
+            # Locks the run's row on PostgreSQL, so concurrent writers of one run take turns
+            # (SQLite's BEGIN IMMEDIATE already serialises every writer).
+            if conn.execute(self._run_row(run_id).with_for_update()).first() is None:
+                raise RunNotFound(run_id, self.url)
+            stored = self._stored_keys(conn, run_id, {name for name, _ in batch})
+            fresh = [item for key, item in batch.items() if key not in stored]
+            if fresh:
+                self._insert(conn, run_id, fresh)
+
+    def _insert(self, conn: Connection, run_id: str, fresh: list[tuple[int, TestResult]]) -> None:
+        rows = [test_row(run_id, position, result) for position, result in fresh]
+        returning = insert(test_results).returning(test_results.c.id, sort_by_parameter_order=True)
+        ids = conn.execute(returning, rows).scalars().all()
+        turns: list[Row] = []
+        metrics: list[Row] = []
+        tools: list[Row] = []
+        for test_id, (_, result) in zip(ids, fresh, strict=True):
+            child_rows(test_id, result, turns, metrics, tools)
+        for table, child in ((turn_results, turns), (metric_results, metrics)):
+            if child:
+                conn.execute(insert(table), child)
+        if tools:
+            conn.execute(insert(tool_invocations), tools)
+        passed = sum(1 for _, result in fresh if result.passed)
+        conn.execute(
+            update(runs)
+            .where(runs.c.id == run_id)
+            .values(
+                total=runs.c.total + len(fresh),
+                passed=runs.c.passed + passed,
+                failed=runs.c.failed + (len(fresh) - passed),
+            )
+        )
+
+    def _stored_keys(self, conn: Connection, run_id: str, names: set[str]) -> set[tuple[str, int]]:
+        ordered = sorted(names)
+        keys: set[tuple[str, int]] = set()
+        for start in range(0, len(ordered), _KEY_LOOKUP_CHUNK):
+            chunk = ordered[start : start + _KEY_LOOKUP_CHUNK]
+            query = select(test_results.c.test_name, test_results.c.repeat_index).where(
+                test_results.c.run_id == run_id, test_results.c.test_name.in_(chunk)
+            )
+            keys.update((name, repeat) for name, repeat in conn.execute(query))
+        return keys
+
+    @_db_errors
+    def finish_run(
+        self, run_id: str, status: RunStatus, summary: ReportSummary, finished_at: str
+    ) -> None:
+        _check_status(status)
+        self._update_run(
+            run_id, status=status, summary=summary.model_dump_json(), finished_at=finished_at
+        )
+
+    @_db_errors
+    def set_status(self, run_id: str, status: RunStatus) -> None:
+        """Set a run's status. Setting ``running`` (a resume) clears its finish time and
+        summary until ``finish_run`` is called again."""
+        _check_status(status)
+        if status == "running":
+            self._update_run(run_id, status=status, summary=None, finished_at=None)
+        else:
+            self._update_run(run_id, status=status)
+
+    def _update_run(self, run_id: str, **values: Any) -> None:
+        with _write(self._engine) as conn, conn.begin():
+            done = conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+            if done.rowcount == 0:
+                raise RunNotFound(run_id, self.url)
+
+    # -- reading -------------------------------------------------------------------------
+
+    @staticmethod
+    def _run_row(run_id: str) -> Any:
+        return select(runs).where(runs.c.id == run_id)
+
+    @_db_errors
+    def resolve_run_id(self, ref: str) -> str:
+        """The full id of the run ``ref`` names: its id, or a unique prefix of at least
+        six characters. Raises RunNotFound, or ConfigError when the prefix is ambiguous."""
+        with self._engine.connect() as conn:
+            if conn.execute(select(runs.c.id).where(runs.c.id == ref)).first() is not None:
+                return ref
+            if len(ref) < MIN_PREFIX:
+                raise RunNotFound(ref, self.url)
+            pattern = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            query = select(runs.c.id).where(runs.c.id.like(pattern, escape="\\")).limit(6)
+            matches: list[str] = list(conn.execute(query).scalars())
+        if not matches:
+            raise RunNotFound(ref, self.url)
+        if len(matches) > 1:
+            shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+            raise ConfigError(
+                [
+                    Problem(
+                        "options",
+                        "RUN_ID",
+                        f"{ref!r} matches several runs ({shown}); give more of the id",
+                    )
+                ]
+            )
+        return matches[0]
+
+    @_db_errors
+    def get_run(self, run_id: str) -> RunInfo | None:
+        """The run with this id (or unique id prefix), or None."""
+        try:
+            return self._run_info(self._row(self.resolve_run_id(run_id)))
+        except RunNotFound:
+            return None
+
+    def _row(self, run_id: str) -> Any:
+        with self._engine.connect() as conn:
+            row = conn.execute(self._run_row(run_id)).first()
+        if row is None:
+            raise RunNotFound(run_id, self.url)
+        return row
+
+    @staticmethod
+    def _run_info(row: Any) -> RunInfo:
+        return RunInfo.model_validate({name: getattr(row, name) for name in RunInfo.model_fields})
+
+    @_db_errors
+    def run_inputs(self, run_id: str) -> dict[str, Any]:
+        """What the run was started with, for resuming it (``inputs`` of ``create_run``)."""
+        inputs: dict[str, Any] = self._row(self.resolve_run_id(run_id)).inputs or {}
+        return inputs
+
+    @_db_errors
+    def completed_keys(self, run_id: str) -> set[tuple[str, int]]:
+        """(test_name, repeat_index) of every result stored for the run."""
+        query = select(test_results.c.test_name, test_results.c.repeat_index).where(
+            test_results.c.run_id == run_id
+        )
+        with self._engine.connect() as conn:
+            return {(name, repeat) for name, repeat in conn.execute(query)}
+
+    @_db_errors
+    def list_runs(self, limit: int = 50) -> list[RunRecord]:
+        """The latest runs first."""
+        columns = [runs.c[name] for name in RunRecord.__dataclass_fields__]
+        query = select(*columns).order_by(runs.c.started_at.desc(), runs.c.id.desc())
+        with self._engine.connect() as conn:
+            return [RunRecord(**row._mapping) for row in conn.execute(query.limit(limit))]
+
+    def iter_results(self, run_id: str) -> Iterator[TestResult]:
+        """The run's results in position order, streamed a few hundred at a time."""
+        query = (
+            select(test_results.c.payload)
+            .where(test_results.c.run_id == run_id)
+            .order_by(test_results.c.position, test_results.c.repeat_index, test_results.c.id)
+        )
+        try:
+            with self._engine.connect() as conn:
+                rows = conn.execution_options(yield_per=READ_BATCH).execute(query)
+                for payload in rows.scalars():
+                    yield TestResult.model_validate_json(payload)
+        except SQLAlchemyError as exc:
+            raise self._failure(exc) from exc
+
+    @_db_errors
+    def load_report(self, run_id: str) -> Report:
+        """The stored run as a Report. A run that has not finished gets a summary computed
+        from the results stored so far."""
+        row = self._row(self.resolve_run_id(run_id))
+        results = list(self.iter_results(row.id))
+        if row.summary is not None:
+            summary = ReportSummary.model_validate_json(row.summary)
+        else:
+            builder = SummaryBuilder()
+            for result in results:
+                builder.add(result)
+            summary = builder.build()
+        return Report(run=self._run_info(row), results=results, summary=summary)
+
+    @_db_errors
+    def outcomes(self, run_id: str) -> list[TestOutcome]:
+        """Each stored test's status and its test-level metric scores, in position order:
+        what comparing two runs needs, read from the normalised tables."""
+        tests = (
+            select(
+                test_results.c.id,
+                test_results.c.test_name,
+                test_results.c.repeat_index,
+                test_results.c.status,
+                test_results.c.passed,
+            )
+            .where(test_results.c.run_id == run_id)
+            .order_by(test_results.c.position, test_results.c.repeat_index, test_results.c.id)
+        )
+        metrics = (
+            select(
+                metric_results.c.test_result_id,
+                metric_results.c.metric_name,
+                metric_results.c.score,
+                metric_results.c.passed,
+            )
+            .join(test_results, test_results.c.id == metric_results.c.test_result_id)
+            .where(test_results.c.run_id == run_id, metric_results.c.turn_index.is_(None))
+            .order_by(metric_results.c.test_result_id, metric_results.c.seq)
+        )
+        with self._engine.connect() as conn:
+            found = {
+                row.id: TestOutcome(row.test_name, row.repeat_index, row.status, row.passed)
+                for row in conn.execute(tests)
+            }
+            for test_id, name, score, passed in conn.execute(metrics):
+                found[test_id].metrics.setdefault(name, MetricOutcome(score, passed))
+        return list(found.values())
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def open_store(url: str | None = None) -> Store:
+    """Open the store at ``url`` (default: $ASSAY_STORE, else ``sqlite:///.assay/assay.db``)
+    and migrate its schema to the current version. Raises StoreError when it cannot."""
+    parsed = resolve_url(url)
+    password = parsed.password if isinstance(parsed.password, str) else None
+    engine: Engine | None = None
+    try:
+        engine = create_store_engine(parsed)
+        migrate(engine)
+    except StoreError:
+        if engine is not None:
+            engine.dispose()
+        raise
+    except Exception as exc:  # a driver, OS or migration failure: say which store and why
+        if engine is not None:
+            engine.dispose()
+        reason = _reason(exc, password)
+        raise StoreError(f"cannot open the store {mask_url(parsed)}: {reason}") from exc
+    return Store(engine, parsed)
