@@ -91,3 +91,10 @@ def test_must_not_call_and_exact_and_max_counts() -> None:
     assert check_expected_tools([ExpectedTool("delete", count_exact=2)], calls).tools_matched
     assert not check_expected_tools([ExpectedTool("delete", count_exact=1)], calls).tools_matched
     assert not check_expected_tools([ExpectedTool("delete", max_count=1)], calls).tools_matched
+
+
+def test_an_explicit_empty_list_expects_no_calls() -> None:
+    assert check_expected_tools((), []).tools_matched is True
+    check = check_expected_tools((), [call("search"), call("book")])
+    assert check.tools_matched is False
+    assert check.mismatches == ["expected no tool calls, got 2: 'search', 'book'"]

@@ -1,6 +1,6 @@
 """The ``assay`` command line: one module per command, all registered on ``app``."""
 
-from assay.cli import run, schema  # noqa: F401  (registers the commands)
+from assay.cli import run, schema, validate  # noqa: F401  (registers the commands)
 from assay.cli.app import app
 
 

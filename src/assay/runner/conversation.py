@@ -71,12 +71,18 @@ async def score_turn(
     return results, not_run
 
 
+def expected_tools_json(turn: Turn) -> list[str | dict[str, Any]] | None:
+    if turn.expected_tools is None:
+        return None
+    return [t.normalized() for t in turn.expected_tools]
+
+
 def skipped_turn(index: int, turn: Turn, reason: str) -> TurnResult:
     return TurnResult(
         turn_index=index,
         input=turn.input,
         ground_truth=turn.ground_truth,
-        expected_tools=[t.normalized() for t in turn.expected_tools or ()] or None,
+        expected_tools=expected_tools_json(turn),
         passed=False,
         execution_time_ms=0,
         errors=[f"skipped: {reason}"],
@@ -192,7 +198,7 @@ async def _turn_result(
     history: Sequence[Exchange],
     settings: CaseSettings,
 ) -> TurnResult:
-    expected = [t.normalized() for t in turn.expected_tools or ()] or None
+    expected = expected_tools_json(turn)
     result = TurnResult(
         turn_index=index,
         input=turn.input,

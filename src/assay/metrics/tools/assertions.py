@@ -105,8 +105,13 @@ def check_tool(tool: ExpectedTool, calls: Sequence[ToolInvocation]) -> tuple[lis
 def check_expected_tools(
     expected: Sequence[ExpectedTool] | None, calls: Sequence[ToolInvocation]
 ) -> ToolCheck:
-    if not expected:
+    if expected is None:
         return ToolCheck(None, None, [])
+    if not expected:  # an explicit empty list: the agent should call no tool at all
+        if not calls:
+            return ToolCheck(True, None, [])
+        names = ", ".join(repr(c.name) for c in calls)
+        return ToolCheck(False, None, [f"expected no tool calls, got {len(calls)}: {names}"])
     details: list[ArgMatchDetail] = []
     mismatches: list[str] = []
     for tool in expected:

@@ -1,0 +1,93 @@
+"""Datasets through the real CLI: ``assay validate`` and ``assay run --dataset`` without a
+suite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.conftest import RunCli
+
+AGENT = """
+memory = {}
+
+def respond(query, session_id):
+    said = memory.setdefault(session_id, [])
+    said.append(query)
+    if query == "Book the cheapest hotel.":
+        if not any("hotel" in q for q in said[:-1]):
+            return {"response": "Which hotel?", "tool_invocations": []}
+        return {"response": "Holiday Inn Basel booked",
+                "tool_invocations": [{"name": "book_hotel", "args": {"hotel_id": 8}}]}
+    if "hotel" in query:
+        return {"response": "Holiday Inn (ID 8), Hyatt (ID 3)",
+                "tool_invocations": [{"name": "search_hotels", "args": {"location": "Basel"}}]}
+    return {"response": "PARIS" if "France" in query else "no idea"}
+"""
+
+CSV = (
+    "session_id,turn_id,Question,Answer,expected_tool_calls\n"
+    's1,2,Book the cheapest hotel.,Holiday Inn Basel booked,"[{""name"": ""book_hotel"", '
+    '""arguments"": {""hotel_id"": 8}}]"\n'
+    's1,1,I like a cheap hotel.,"Holiday Inn (ID 8), Hyatt (ID 3)","[{""name"": '
+    '""search_hotels"", ""arguments"": {""location"": ""Basel""}}]"\n'
+    ",,Capital of France?,Paris,\n"
+    ",,Book the cheapest hotel.,Holiday Inn Basel booked,\n"
+)
+
+
+def test_validate_prints_the_shape_line_first(assay_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "lab.csv").write_text(CSV)
+    proc = assay_cli("validate", "lab.csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        "MULTI-TURN \u2014 4 rows, 3 conversations (grouped by session_id)"
+    )
+    as_json = json.loads(assay_cli("validate", "lab.csv", "--json").stdout)
+    assert (as_json["kind"], as_json["rows"], as_json["conversations"]) == ("MULTI-TURN", 4, 3)
+
+
+def test_validate_refuses_bad_tool_json_with_row_and_column(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    (tmp_path / "bad.csv").write_text("Question,expected_tool_calls\nhi,[{oops\n")
+    proc = assay_cli("validate", "bad.csv")
+    assert proc.returncode == 2
+    assert "bad.csv" in proc.stderr and "row 2" in proc.stderr
+    assert "expected_tool_calls" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_misspelt_session_column_warns_it_runs_single_turn(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    (tmp_path / "lab.csv").write_text("Session_ID,Question\na,hi\na,there\n")
+    proc = assay_cli("validate", "lab.csv")
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[0] == "SINGLE-TURN \u2014 2 rows"
+    assert "did you mean session_id?" in proc.stdout
+
+
+def test_run_a_dataset_without_a_suite(assay_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "hotel_agent.py").write_text(AGENT)
+    (tmp_path / "lab.csv").write_text(CSV)
+    proc = assay_cli(
+        "run", "--dataset", "lab.csv", "--target", "hotel_agent:respond", "--out", "r.json"
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the lone "Book" row fails
+    report = json.loads((tmp_path / "r.json").read_text())
+    results = {r["test_name"]: r for r in report["results"]}
+    assert list(results) == ["lab:s1", "lab:row4", "lab:row5"]  # order of first appearance
+    conv = results["lab:s1"]
+    assert conv["test_type"] == "multi_turn" and conv["passed"] is True
+    # turn_id orders the turns: row 3 (turn 1) runs before row 2 (turn 2), in one session
+    assert [t["input"] for t in conv["turns"]] == [
+        "I like a cheap hotel.",
+        "Book the cheapest hotel.",
+    ]
+    assert conv["turns"][1]["arg_match_details"][0]["matched_call_index"] == 0
+    assert conv["turns"][1]["metric_results"][0]["metric_name"] == "equality"
+    # default equality is case-insensitive: "PARIS" passes against "Paris"
+    assert results["lab:row4"]["passed"] is True
+    lone = results["lab:row5"]
+    assert lone["test_type"] == "single_turn" and lone["passed"] is False
+    assert lone["agent_response"] == "Which hotel?"  # a conversation of one has no memory
