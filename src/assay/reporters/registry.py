@@ -6,12 +6,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay.errors import ConfigError, Problem
+from assay.reporters.html import render_html
 from assay.reporters.json_report import render_json
+from assay.reporters.junit import render_junit
+from assay.reporters.markdown import render_markdown
 from assay.results.models import Report
 
 Renderer = Callable[[Report], str]
 
-FORMATS: dict[str, Renderer] = {"json": render_json}
+FORMATS: dict[str, Renderer] = {
+    "json": render_json,
+    "markdown": render_markdown,
+    "junit": render_junit,
+    "html": render_html,
+}
 EXTENSIONS = {
     ".json": "json",
     ".md": "markdown",

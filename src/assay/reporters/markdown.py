@@ -1,0 +1,207 @@
+"""The Markdown report: for a pull-request comment or a CI job summary (GitHub-flavoured).
+
+A header and a totals line, a table of tests, a section per test that did not pass with
+each failing turn and why it failed, then mean scores per metric and per dimension. User
+content is escaped in prose and table cells, or set in code spans and fences, so an agent's
+reply can never break the layout.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.reporters._view import (
+    STATUS_LABELS,
+    display_name,
+    failed_metrics,
+    fmt_ms,
+    fmt_rate,
+    fmt_score,
+    metric_verdict,
+    repeat_line,
+    status_counts,
+    test_scoped_failures,
+    tool_mismatches,
+    truncate,
+    turns_cell,
+    turns_of,
+    turns_passed,
+    why_failed,
+)
+from assay.results.models import Report, TestResult, TurnResult
+
+MAX_TABLE_ROWS = 200
+"""Above this many tests the table lists only those that did not pass."""
+MAX_FAILURE_SECTIONS = 50
+"""Sections for at most this many tests that did not pass; the rest are counted."""
+MAX_TEXT = 600
+"""Inputs, responses and ground truths are cut to about this many characters."""
+
+_ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️"}
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+
+def md_text(text: str) -> str:
+    """``text`` as literal Markdown on one line: markup characters escaped."""
+    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def md_cell(text: str) -> str:
+    """``text`` in a table cell: markup and ``|`` escaped, line breaks as ``<br>``."""
+    return "<br>".join(md_text(line) for line in text.strip().splitlines()) or " "
+
+
+def md_code(text: str) -> str:
+    """``text`` in a code span, whatever backticks it holds (one line)."""
+    text = " ".join(text.split())
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def md_block(text: str) -> str:
+    """``text`` in a fenced block longer than any backtick run inside it."""
+    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _field(label: str, text: str | None) -> list[str]:
+    """A labelled value: inline when short and on one line, else a fenced block."""
+    if text is None:
+        return [f"- **{label}:** _none_"]
+    text = truncate(text, MAX_TEXT)
+    if "\n" not in text and len(text) <= 100:
+        return [f"- **{label}:** {md_code(text) if text else '_empty_'}"]
+    indented = "\n".join("  " + line for line in md_block(text).splitlines())
+    return [f"- **{label}:**", "", indented, ""]
+
+
+def _header(report: Report) -> list[str]:
+    run, s = report.run, report.summary
+    counts = status_counts(report)
+    icon = _ICONS["passed"] if s.total_tests and s.passed == s.total_tests else _ICONS["failed"]
+    facts = [
+        f"run {md_code(run.id[:12])}",
+        f"started {md_text(run.started_at)}",
+        f"target {md_code(run.target)}" if run.target else None,
+        f"assay {md_text(run.assay_version)}",
+        f"commit {md_code(run.git_commit[:12])}" if run.git_commit else None,
+        f"status {md_text(run.status)}" if run.status != "completed" else None,
+    ]
+    totals = (
+        f"**{s.total_tests} tests: {counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['error']} errored, {counts['not_run']} not run** — "
+        f"pass rate {fmt_rate(s.pass_rate)} — {s.total_turns} turns ({turns_passed(report)} passed)"
+        f" — {fmt_ms(s.execution_time_ms)}"
+    )
+    repeats = repeat_line(report)
+    return [
+        f"## {icon} assay: {md_text(run.suite_name)}",
+        "",
+        " · ".join(f for f in facts if f),
+        "",
+        totals,
+        "",
+        *([md_text(repeats), ""] if repeats else []),
+    ]
+
+
+def _metrics_cell(result: TestResult) -> str:
+    return ", ".join(
+        f"{md_text(m.metric_name)} {fmt_score(m.score)}" + (" ✗" if m.passed is False else "")
+        for m in result.metric_results
+    )
+
+
+def _table(report: Report) -> list[str]:
+    results = report.results
+    note = []
+    if len(results) > MAX_TABLE_ROWS:
+        shown = [r for r in results if not r.passed][:MAX_TABLE_ROWS]
+        note = ["", f"_{len(results) - len(shown)} more tests (passing) not listed._"]
+        results = shown
+    lines = ["| test | type | status | turns | time | metrics |", "|---|---|---|---:|---:|---|"]
+    for r in results:
+        cells = [
+            md_cell(display_name(r)),
+            r.test_type,
+            f"{_ICONS[r.status]} {STATUS_LABELS[r.status]}",
+            turns_cell(r),
+            fmt_ms(r.execution_time_ms),
+            _metrics_cell(r) or " ",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + note + [""]
+
+
+def _turn_section(turn: TurnResult, multi: bool) -> list[str]:
+    lines = [f"**Turn {turn.turn_index}**", ""] if multi else []
+    lines += _field("Input", turn.input)
+    if not turn.skipped:
+        lines += _field("Response", turn.response)
+    if turn.ground_truth is not None:
+        lines += _field("Ground truth", turn.ground_truth)
+    if turn.tool_calls:
+        lines.append(f"- **Tools called:** {md_code(', '.join(turn.tool_calls))}")
+    lines += [f"- **Error:** {md_text(e)}" for e in turn.errors]
+    lines += [f"- **Tool mismatch:** {md_text(m)}" for m in tool_mismatches(turn)]
+    for m in failed_metrics(turn.metric_results):
+        lines.append(f"- **Failed metric:** {md_text(metric_verdict(m))}")
+    for name, why in turn.metrics_not_run.items():
+        lines.append(f"- **Not run:** {md_text(name)} ({md_text(why)})")
+    return lines + [""]
+
+
+def _failure_section(result: TestResult) -> list[str]:
+    lines = [
+        f"#### {_ICONS[result.status]} {md_text(display_name(result))} "
+        f"({result.test_type}, {STATUS_LABELS[result.status]})",
+        "",
+    ]
+    turns = [t for t in turns_of(result) if not t.passed]
+    if not turns:
+        if result.test_type == "goal":
+            lines += _field("Goal", result.test_input)
+        lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
+        return lines + [""]
+    for turn in turns:
+        lines += _turn_section(turn, multi=bool(result.turns))
+    whole = test_scoped_failures(result)
+    lines += [f"- **Failed metric (whole test):** {md_text(metric_verdict(m))}" for m in whole]
+    return lines + ([""] if whole else [])
+
+
+def _failures(report: Report) -> list[str]:
+    failing = [r for r in report.results if not r.passed]
+    if not failing:
+        return []
+    lines = ["### What did not pass", ""]
+    for result in failing[:MAX_FAILURE_SECTIONS]:
+        lines += _failure_section(result)
+    if len(failing) > MAX_FAILURE_SECTIONS:
+        left = len(failing) - MAX_FAILURE_SECTIONS
+        lines += [f"_…and {left} more; the HTML or JSON report has every test._", ""]
+    return lines
+
+
+def _scores(report: Report) -> list[str]:
+    s = report.summary
+    lines: list[str] = []
+    if s.average_scores:
+        lines += ["### Mean scores", "", "| metric | mean | tests |", "|---|---:|---:|"]
+        for name, score in sorted(s.average_scores.items()):
+            count = s.metrics_evaluated.get(name, 0)
+            lines.append(f"| {md_cell(name)} | {fmt_score(score)} | {count} |")
+        lines.append("")
+    if s.dimensions:
+        lines += ["### Dimensions", "", "| dimension | mean | scores |", "|---|---:|---:|"]
+        for name, stats in sorted(s.dimensions.items()):
+            mean, scores = stats.get("mean"), stats.get("count", 0)
+            lines.append(f"| {md_cell(name)} | {fmt_score(mean)} | {scores} |")
+        lines.append("")
+    return lines
+
+
+def render_markdown(report: Report) -> str:
+    lines = _header(report) + _table(report) + _failures(report) + _scores(report)
+    return "\n".join(lines).rstrip("\n") + "\n"
