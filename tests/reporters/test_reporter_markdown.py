@@ -1,0 +1,119 @@
+"""The Markdown report: header, totals, the table, why each test failed, mean scores; and
+that nothing in the results can break out of its cell or its code span."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from markdown_it import MarkdownIt
+
+from assay.reporters.markdown import MAX_TABLE_ROWS, md_cell, md_code, render_markdown
+from assay.results import Report
+from tests.reporters.conftest import (
+    MISMATCH,
+    XSS,
+    build_report,
+    failed_goal,
+    failing_multi,
+    passing_single,
+)
+
+_MD = MarkdownIt("commonmark").enable("table")
+
+
+def _html(markdown: str) -> str:
+    return str(_MD.render(markdown))
+
+
+def _plain(markdown: str) -> str:
+    """The text a reader sees, without markup."""
+    return html.unescape(re.sub(r"<[^>]+>", "", _html(markdown)))
+
+
+def _table_rows(markdown: str) -> list[list[str]]:
+    """Every body row of the first table, as the plain text of its cells."""
+    table = _html(markdown).split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
+
+
+def test_header_and_totals(report: Report) -> None:
+    text = render_markdown(report)
+    first = text.splitlines()[0]
+    assert first.startswith("## ❌ assay: revenue-suite")
+    plain = _plain(text)
+    for fact in ("0123456789ab", "2026-11-29T10:00:00", "python:agent:respond", "assay 0.1.0"):
+        assert fact in plain
+    assert "4 tests: 1 passed, 1 failed, 1 errored, 1 not run" in plain
+    assert "pass rate 25.0%" in plain
+    assert "5 turns (2 passed)" in plain
+
+
+def test_table_has_one_row_per_test_with_escaped_cells(report: Report) -> None:
+    rows = _table_rows(render_markdown(report))
+    assert len(rows) == 4
+    assert all(len(row) == 6 for row in rows)  # the '|' in a name did not split a cell
+    names = [row[0] for row in rows]
+    assert names == ["capital", "revenue | dialogue", "timeout#2", "refund-pressure"]
+    by_name = {row[0]: row for row in rows}
+    assert by_name["revenue | dialogue"][1:4] == ["multi_turn", "❌ failed", "1/2"]
+    assert "numeric 0.50 ✗" in by_name["revenue | dialogue"][5]
+    assert "correctness 0.40 ✗" in by_name["revenue | dialogue"][5]
+    assert by_name["timeout#2"][2] == "💥 error"
+    assert by_name["refund-pressure"][2:4] == ["⏭️ not run", "—"]  # a goal test has no turn list
+
+
+def test_each_failed_turn_says_why(report: Report) -> None:
+    text = render_markdown(report)
+    failures = _plain(text.split("### What did not pass", 1)[1])
+    assert "capital" not in failures  # passing tests get no section
+    assert "Turn 1" in failures and "Turn 0" not in failures  # only the failing turn
+    assert "And the change from 2020?" in failures
+    assert "Ground truth: 640" in failures
+    assert f"Tool mismatch: {MISMATCH}" in failures
+    assert "Failed metric: numeric 0.00: expected 640, got 720" in failures
+    assert "correctness 0.40 (threshold 0.70): the change is wrong" in failures
+    assert "more characters]" in failures  # the long response is cut
+    assert "Error: the target timed out after 30 s" in failures
+    assert "Not run: numeric (the turn failed)" in failures
+    assert "simulated-user model" in failures  # the not-run goal test's reason
+
+
+def test_mean_scores_and_dimensions(report: Report) -> None:
+    text = render_markdown(report)
+    scores = _plain(text.split("### Mean scores", 1)[1])
+    assert "equality1.001" in scores.replace("\n", "")
+    assert "correctness0.401" in scores.replace("\n", "")
+    dimensions = text.split("### Dimensions", 1)[1]
+    assert "| comparison |" in dimensions and "| quality |" in dimensions
+
+
+def test_user_content_cannot_inject_markup() -> None:
+    report = build_report([failing_multi()])
+    report.results[0].turns[1].input = XSS + " | `tick` ``"  # type: ignore[index]
+    html_out = _html(render_markdown(report))
+    assert "<script>" not in html_out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html_out
+    assert md_cell("a|b\nc <i>") == "a\\|b<br>c \\<i\\>"
+    assert _plain(md_code("a `b` c")).strip() == "a `b` c"
+
+
+def test_goal_failure_names_the_unmet_behaviour() -> None:
+    text = _plain(render_markdown(build_report([failed_goal()])))
+    assert "Goal: Get a refund for a non-refundable ticket" in text
+    assert "prohibited behaviour not met: does not promise refunds outside the policy" in text
+
+
+def test_all_passing_report_is_short() -> None:
+    text = render_markdown(build_report([passing_single()]))
+    assert text.startswith("## ✅ assay: revenue-suite")
+    assert "What did not pass" not in text
+
+
+def test_a_large_run_lists_only_the_tests_that_did_not_pass() -> None:
+    results = [passing_single() for _ in range(MAX_TABLE_ROWS + 50)] + [failing_multi()]
+    text = render_markdown(build_report(results))
+    rows = _table_rows(text)
+    assert [row[0] for row in rows] == ["revenue | dialogue"]
+    assert f"{MAX_TABLE_ROWS + 50} more tests (passing) not listed" in _plain(text)
