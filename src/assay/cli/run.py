@@ -45,7 +45,7 @@ def run(
     report = outcome.report
     to_stdout = [f for p, f in outputs if p is None]
     console = err_console if to_stdout else out_console
-    print_summary(report, console, quiet)
+    print_summary(report.run, report.summary, report.results, console, quiet)
     for path, f in outputs:
         if path is None:
             typer.echo(render(report, f), nl=False)

@@ -2,68 +2,71 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from assay.results.models import MetricResult, Report, TestResult
+from assay.reporters.view import display_name, repeat_line, turns_cell, why_failed
+from assay.results.models import ReportSummary, RunInfo, TestResult
 
 _STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "not_run": "yellow"}
+# Past this many tests the table lists only the ones that did not pass, up to this many.
+MAX_ROWS = 50
 
 
-def _turn_reason(errors: list[str], mismatches: list[str], metrics: list[MetricResult]) -> str:
-    if errors:
-        return errors[0]
-    if mismatches:
-        return mismatches[0]
-    failed = [m for m in metrics if m.passed is False]
-    if failed:
-        m = failed[0]
-        score = "error" if m.score is None else f"{m.score:.2f}"
-        why = m.error or m.reasoning
-        return f"{m.metric_name} {score}" + (f" ({why})" if why else "")
-    return ""
-
-
-def _why(result: TestResult) -> str:
-    """The first reason a test did not pass, in a few words."""
-    if result.passed:
-        return ""
-    for turn in result.turns or []:
-        if not turn.passed:
-            reason = _turn_reason(turn.errors, turn.tool_mismatches, turn.metric_results)
-            if reason:
-                return f"turn {turn.turn_index}: {reason}"
-    mismatches = [d.unmatched_reason for d in result.arg_match_details or [] if d.unmatched_reason]
-    return _turn_reason(result.errors, mismatches, result.metric_results) or "failed"
-
-
-def print_summary(report: Report, console: Console, quiet: bool = False) -> None:
-    s = report.summary
-    if not quiet:
-        table = Table(
-            title=f"{report.run.suite_name} — run {report.run.id[:12]}", title_justify="left"
-        )
-        table.add_column("test")
-        table.add_column("type")
-        table.add_column("turns", justify="right")
-        table.add_column("status")
-        table.add_column("why", overflow="fold")
-        for r in report.results:
-            turns = r.turns or []
-            turn_text = f"{sum(t.passed for t in turns)}/{len(turns)}" if turns else "1"
-            name = r.test_name + (f" #{r.repeat_index + 1}" if r.repeat_index else "")
-            style = _STATUS_STYLE.get(r.status, "")
-            table.add_row(
-                escape(name), r.test_type, turn_text, f"[{style}]{r.status}[/]", escape(_why(r))
-            )
-        console.print(table)
-        if s.average_scores:
-            scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(s.average_scores.items()))
-            console.print(f"mean scores: {escape(scores)}")
-    console.print(
-        f"[bold]{s.total_tests} tests: [green]{s.passed} passed[/], "
-        f"[red]{s.failed} failed[/][/]"
-        + (f" ({s.errored} errored, {s.not_run} not run)" if s.errored or s.not_run else "")
-        + f" — {s.total_turns} turns"
+def totals_line(s: ReportSummary) -> str:
+    extra = f" ({s.errored} errored, {s.not_run} not run)" if s.errored or s.not_run else ""
+    return (
+        f"{s.total_tests} tests: {s.passed} passed, {s.failed} failed{extra} — "
+        f"{s.total_turns} turns"
     )
+
+
+def print_summary(
+    run: RunInfo,
+    summary: ReportSummary,
+    results: Iterable[TestResult],
+    console: Console,
+    quiet: bool = False,
+) -> None:
+    if not quiet:
+        only_failures = summary.total_tests > MAX_ROWS
+        title = f"{run.suite_name} — run {run.id[:12]}" + (
+            " (tests that did not pass)" if only_failures else ""
+        )
+        table = Table(title=escape(title), title_justify="left")
+        for column in ("test", "type", "turns", "status", "why"):
+            table.add_column(
+                column, overflow="fold", justify="right" if column == "turns" else "left"
+            )
+        shown = 0
+        for r in results:
+            if only_failures and r.passed:
+                continue
+            if shown == MAX_ROWS:
+                break
+            shown += 1
+            style = _STATUS_STYLE.get(r.status, "")
+            reasons = why_failed(r)
+            table.add_row(
+                escape(display_name(r)),
+                r.test_type,
+                turns_cell(r),
+                f"[{style}]{r.status}[/]",
+                escape(reasons[0] if reasons else ""),
+            )
+        not_shown = (summary.failed if only_failures else summary.total_tests) - shown
+        if shown:
+            console.print(table)
+        if not_shown > 0:
+            console.print(f"... and {not_shown} more (see the report: assay report {run.id[:12]})")
+        if summary.average_scores:
+            scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(summary.average_scores.items()))
+            console.print(f"mean scores: {escape(scores)}")
+        repeats = repeat_line(summary)
+        if repeats:
+            console.print(escape(repeats))
+    colour = "green" if summary.failed == 0 else "red"
+    console.print(f"[bold {colour}]{escape(totals_line(summary))}[/]")

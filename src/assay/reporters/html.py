@@ -15,7 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import ValidationError
 
-from assay.reporters._view import (
+from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
     fmt_ms,
@@ -106,5 +106,5 @@ def render_html(report: Report) -> str:
         counts=status_counts(report),
         turns_passed=turns_passed(report),
         open_failures=failing <= OPEN_FAILURES,
-        repeats=repeat_line(report),
+        repeats=repeat_line(report.summary),
     )

@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime
 
-from assay.reporters._view import (
+from assay.reporters.view import (
     STATUS_LABELS,
     call_text,
     display_name,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from assay.reporters._view import (
+from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
     failed_metrics,
@@ -94,7 +94,7 @@ def _header(report: Report) -> list[str]:
         f"pass rate {fmt_rate(s.pass_rate)} — {s.total_turns} turns ({turns_passed(report)} passed)"
         f" — {fmt_ms(s.execution_time_ms)}"
     )
-    repeats = repeat_line(report)
+    repeats = repeat_line(report.summary)
     return [
         f"## {icon} assay: {md_text(run.suite_name)}",
         "",

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from assay.results.models import MetricResult, Report, TestResult, TurnResult
+from assay.results.models import MetricResult, Report, ReportSummary, TestResult, TurnResult
 
 STATUSES = ("passed", "failed", "error", "not_run")
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
@@ -119,10 +119,9 @@ def why_failed(result: TestResult) -> list[str]:
     return reasons or [STATUS_LABELS[result.status]]
 
 
-def repeat_line(report: Report) -> str | None:
+def repeat_line(s: ReportSummary) -> str | None:
     """``3 runs of each test: pass@1 0.83, pass^3 0.67; flaky: a, b`` (None without
     --repeat)."""
-    s = report.summary
     if s.repeat <= 1:
         return None
     line = (
