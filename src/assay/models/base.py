@@ -1,0 +1,277 @@
+"""The chat-model interface judges and simulated users call: one async ``complete``.
+
+``ChatModel.complete`` does what every provider shares (the cache, per-endpoint limits,
+retries, JSON checking, usage and cost); a provider subclass only says how to build its
+request and read its reply. One aiohttp session per model (per event loop), opened on the
+first call; ``await model.aclose()`` (or ``async with model``) closes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from types import TracebackType
+from typing import Any, ClassVar
+
+import aiohttp
+
+from assay.config import ModelConfig
+from assay.models._http import post_json
+from assay.models._json import parse_structured, schema_problem
+from assay.models.cache import ResponseCache, cache_key
+from assay.models.pricing import cost_usd
+from assay.net import RetryPolicy, endpoint_key, limiter_for, open_client_session
+from assay.results.models import TokenUsage
+
+Message = Mapping[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """What a model said. With a schema, ``parsed`` is the conforming JSON value, or None
+    with ``parse_error`` saying what was wrong (invalid replies are never cached)."""
+
+    text: str
+    parsed: Any = None
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    cost_usd: float | None = None
+    latency_ms: float = 0.0
+    model: str = ""
+    cached: bool = False
+    parse_error: str | None = None
+
+    def to_cache(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["usage"] = self.usage.model_dump()
+        for volatile in ("cached", "parse_error"):
+            data.pop(volatile)
+        return data
+
+    @classmethod
+    def from_cache(cls, data: Mapping[str, Any]) -> ModelReply:
+        return cls(
+            text=str(data.get("text", "")),
+            parsed=data.get("parsed"),
+            usage=TokenUsage.model_validate(data.get("usage") or {}),
+            cost_usd=data.get("cost_usd"),
+            latency_ms=float(data.get("latency_ms") or 0.0),
+            model=str(data.get("model", "")),
+            cached=True,
+        )
+
+
+@dataclass(frozen=True)
+class Request:
+    """An HTTP request a provider builds."""
+
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """What a provider reads out of a response body. ``structured`` is a value the API
+    returned as JSON already (a tool's input); otherwise ``text`` is parsed. ``problem`` is
+    set when the reply cannot hold a verdict (a refusal, a cut-off reply)."""
+
+    text: str
+    usage: TokenUsage
+    model: str
+    structured: Any = None
+    problem: str | None = None
+
+
+class ChatModel(ABC):
+    provider: ClassVar[str]
+    default_base_url: ClassVar[str]
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        api_key: str | None = None,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.config = config
+        self.base_url = (config.base_url or self.default_base_url).rstrip("/")
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self._api_key = api_key
+        self._limiter = limiter_for(
+            endpoint_key(self.base_url), config.max_in_flight, config.requests_per_minute
+        )
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._inflight: dict[str, asyncio.Task[ModelReply]] = {}
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"{type(self).__name__}({self.name!r}, base_url={self.base_url!r})"
+
+    @property
+    def name(self) -> str:
+        """``provider:model``, as users write ``--judge``."""
+        return f"{self.provider}:{self.config.model}"
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    # -- what a provider defines -------------------------------------------------------
+
+    @abstractmethod
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        temperature: float,
+        max_tokens: int | None,
+    ) -> Request: ...
+
+    @abstractmethod
+    def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply: ...
+
+    # -- the shared pipeline -----------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "verdict",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        sample: int = 0,
+    ) -> ModelReply:
+        """One chat completion. ``schema`` asks for JSON conforming to it (structured
+        output where the API has it). ``sample`` > 0 makes a distinct cache entry, for
+        drawing several samples of one request. Raises JudgeError when the call fails."""
+        temp = self.config.temperature if temperature is None else temperature
+        tokens = max_tokens if max_tokens is not None else self.config.max_tokens
+        msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+        if self.cache is None:
+            return await self._call(msgs, schema, schema_name, temp, tokens)
+        key = self.cache_key(msgs, schema, schema_name, temp, tokens, sample)
+        task = self._inflight.get(key)
+        if task is None:  # identical concurrent requests share one call
+            call = self._cached_call(key, msgs, schema, schema_name, temp, tokens)
+            task = asyncio.ensure_future(call)
+            self._inflight[key] = task
+            task.add_done_callback(lambda t: self._settle(key, t))
+        return await asyncio.shield(task)
+
+    def cache_key(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        temperature: float,
+        max_tokens: int | None,
+        sample: int = 0,
+    ) -> str:
+        return cache_key(
+            {
+                "provider": self.provider,
+                "base_url": self.base_url,
+                "model": self.config.model,
+                "parameters": {"temperature": temperature, "max_tokens": max_tokens},
+                "schema": schema,
+                "schema_name": schema_name if schema is not None else None,
+                "messages": [dict(m) for m in messages],
+                "sample": sample,
+            }
+        )
+
+    def _settle(self, key: str, task: asyncio.Task[ModelReply]) -> None:
+        self._inflight.pop(key, None)
+        if not task.cancelled():
+            task.exception()  # retrieved here, so a failure nobody awaits is not logged
+
+    async def _cached_call(
+        self,
+        key: str,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        temperature: float,
+        max_tokens: int | None,
+    ) -> ModelReply:
+        assert self.cache is not None
+        hit = await self.cache.get(key)
+        if hit is not None:
+            reply = ModelReply.from_cache(hit)
+            if schema is None or schema_problem(reply.parsed, schema) is None:
+                return reply
+        reply = await self._call(messages, schema, schema_name, temperature, max_tokens)
+        if reply.parse_error is None:
+            await self.cache.put(key, reply.to_cache())
+        return reply
+
+    async def _call(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        temperature: float,
+        max_tokens: int | None,
+    ) -> ModelReply:
+        request = self.build_request(messages, schema, schema_name, temperature, max_tokens)
+        started = time.perf_counter()
+        data = await post_json(
+            self._http(),
+            request.url,
+            request.headers,
+            request.body,
+            who=self.name,
+            timeout_s=self.config.timeout_s,
+            policy=self.retry,
+            limiter=self._limiter,
+        )
+        latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        raw = self.read_reply(data, schema_name)
+        parsed, problem = None, raw.problem
+        if schema is not None and problem is None:
+            if raw.structured is not None:
+                parsed = raw.structured
+                mismatch = schema_problem(parsed, schema)
+                if mismatch is not None:
+                    parsed, problem = None, f"the JSON does not match the schema: {mismatch}"
+            else:
+                parsed, problem = parse_structured(raw.text, schema)
+        return ModelReply(
+            text=raw.text,
+            parsed=parsed,
+            usage=raw.usage,
+            cost_usd=cost_usd(raw.model or self.config.model, raw.usage),
+            latency_ms=latency_ms,
+            model=raw.model or self.config.model,
+            parse_error=problem if schema is not None else None,
+        )
+
+    def _http(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._session_loop is not loop:
+            self._session = open_client_session()
+            self._session_loop = loop
+        return self._session
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def __aenter__(self) -> ChatModel:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,101 @@
+"""``provider: openai``: any OpenAI-compatible ``/chat/completions`` endpoint.
+
+OpenAI itself, Azure OpenAI, and servers on your own machine (vLLM, Ollama, llama.cpp
+server, LM Studio) through ``base_url``. Structured output is asked for with
+``response_format: {"type": "json_schema", ...}``; servers that ignore it still get the
+schema in the prompt, and the reply is checked either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from assay.models.base import ChatModel, Message, RawReply, Request
+from assay.results.models import TokenUsage
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+# Reasoning models accept only their default temperature.
+_NO_TEMPERATURE = re.compile(r"^(o\d|gpt-5)")
+
+
+class OpenAIChatModel(ChatModel):
+    provider: ClassVar[str] = "openai"
+    default_base_url: ClassVar[str] = OPENAI_BASE_URL
+
+    @property
+    def url(self) -> str:
+        """``{base_url}/chat/completions``, keeping a query string (Azure's api-version)."""
+        path, sep, query = self.base_url.partition("?")
+        return f"{path.rstrip('/')}/chat/completions" + (f"?{query}" if sep else "")
+
+    @property
+    def is_azure(self) -> bool:
+        host = (urlsplit(self.base_url).hostname or "").lower()
+        return host.endswith(_AZURE_HOSTS)
+
+    @property
+    def is_hosted(self) -> bool:
+        """OpenAI's or Azure's own API (which want ``max_completion_tokens``)."""
+        return self.base_url.startswith(OPENAI_BASE_URL) or self.is_azure
+
+    def build_request(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        temperature: float,
+        max_tokens: int | None,
+    ) -> Request:
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+            if self.is_azure:
+                headers["api-key"] = self._api_key
+        body: dict[str, Any] = {"model": self.config.model, "messages": list(messages)}
+        if not (self.is_hosted and _NO_TEMPERATURE.match(self.config.model)):
+            body["temperature"] = temperature
+        if max_tokens is not None:
+            body["max_completion_tokens" if self.is_hosted else "max_tokens"] = max_tokens
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+            }
+        return Request(self.url, headers, body)
+
+    def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
+        usage = _usage(data.get("usage"))
+        model = str(data.get("model") or "")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return RawReply("", usage, model, problem="the reply has no choices")
+        choice = choices[0]
+        message = choice.get("message") or {}
+        text = message.get("content") or ""
+        if not isinstance(text, str):  # a list of content parts
+            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        problem = None
+        if message.get("refusal"):
+            problem = f"the model refused: {message['refusal']}"
+        elif choice.get("finish_reason") == "length":
+            problem = "the reply was cut off at max_tokens (raise max_tokens)"
+        return RawReply(text, usage, model, problem=problem)
+
+
+def _usage(raw: Any) -> TokenUsage:
+    if not isinstance(raw, dict):
+        return TokenUsage()
+    prompt = int(raw.get("prompt_tokens") or 0)
+    completion = int(raw.get("completion_tokens") or 0)
+    details = raw.get("prompt_tokens_details")
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    return TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=int(raw.get("total_tokens") or prompt + completion),
+        cache_read_tokens=cached,
+    )

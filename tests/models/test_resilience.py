@@ -1,0 +1,114 @@
+"""Retries, Retry-After, timeouts, failures that are not retried, and keys kept secret."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import pytest
+
+import assay.net.request
+from assay.errors import JudgeError
+from assay.net import backoff_delay
+from assay.net.retry import RetryPolicy
+from tests.fakes.llm_server import Fault, ScriptedLLM
+from tests.models.conftest import ANTHROPIC_SECRET, OPENAI_SECRET, anthropic_model, openai_model
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+async def test_429_with_retry_after_is_waited_out(
+    llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    delays: list[float] = []
+
+    def recording(policy: RetryPolicy, attempt: int, retry_after: str | None = None) -> float:
+        delays.append(backoff_delay(policy, attempt, retry_after))
+        return delays[-1]
+
+    monkeypatch.setattr(assay.net.request, "backoff_delay", recording)
+    llm.queue(Fault(status=429, retry_after=0.3), "after the wait")
+    started = time.perf_counter()
+    async with openai_model(llm) as model:  # base delay 0: any wait is the server's
+        reply = await model.complete(HI)
+    assert reply.text == "after the wait"
+    assert llm.calls() == 2
+    assert delays == [0.3]
+    assert time.perf_counter() - started >= 0.3
+
+
+async def test_server_errors_are_retried_then_reported(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(status=503), Fault(status=500), "third time lucky")
+    async with anthropic_model(llm) as model:
+        assert (await model.complete(HI)).text == "third time lucky"
+    llm.queue(Fault(status=502), Fault(status=502), Fault(status=502))
+    async with anthropic_model(llm) as model:
+        with pytest.raises(JudgeError, match=r"HTTP 502 .*gave up after 3 tries"):
+            await model.complete(HI)
+    assert llm.calls() == 6
+
+
+async def test_a_bad_request_is_not_retried(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(status=400))
+    async with openai_model(llm) as model:
+        with pytest.raises(JudgeError, match=r"openai:gpt-4o-mini: HTTP 400 .*scripted 400"):
+            await model.complete(HI)
+    assert llm.calls() == 1
+
+
+async def test_a_timeout_is_retried_then_reported(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(delay_s=2), Fault(delay_s=2), Fault(delay_s=2))
+    async with anthropic_model(llm, timeout_s=0.2) as model:
+        with pytest.raises(JudgeError, match=r"no reply from .* within 0.2 s"):
+            await model.complete(HI)
+    assert llm.calls() == 3  # the first try and two retries
+
+
+async def test_a_timeout_then_a_reply(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(delay_s=2), "in time")
+    async with openai_model(llm, timeout_s=0.2) as model:
+        assert (await model.complete(HI)).text == "in time"
+
+
+async def test_nothing_listening_is_a_judge_error() -> None:
+    from assay.config import ModelConfig
+    from assay.models import make_model
+
+    config = ModelConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1")
+    async with make_model(config, retry=RetryPolicy(retries=1, base_delay_s=0)) as model:
+        with pytest.raises(JudgeError, match="cannot reach http://127.0.0.1:9/v1"):
+            await model.complete(HI)
+
+
+async def test_a_reply_that_is_not_json_is_a_judge_error(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(raw="<html>gateway</html>"))
+    async with openai_model(llm) as model:
+        with pytest.raises(JudgeError, match="is not JSON"):
+            await model.complete(HI)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_api_keys_appear_in_no_error_and_no_log(
+    llm: ScriptedLLM, provider: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    secret = OPENAI_SECRET if provider == "openai" else ANTHROPIC_SECRET
+    echo = json.dumps({"error": {"message": f"Incorrect API key provided: {secret}"}})
+    llm.queue(Fault(status=401, raw=echo), Fault(status=429, raw=echo), Fault(delay_s=2))
+    llm.queue(Fault(status=500, raw=echo), Fault(status=500, raw=echo), Fault(status=500, raw=echo))
+    build = openai_model if provider == "openai" else anthropic_model
+    messages: list[str] = []
+    async with build(llm, timeout_s=0.2) as model:
+        assert secret not in repr(model)
+        for _ in range(2):
+            with pytest.raises(JudgeError) as caught:
+                await model.complete(HI)
+            messages.append(str(caught.value))
+            messages.append(repr(caught.value))
+    assert "check the API key" in messages[0] and "***" in messages[0]
+    assert all(secret not in m for m in messages)
+    assert caplog.records, "the retries were logged"
+    for record in caplog.records:
+        assert secret not in record.getMessage()
+    assert secret in json.dumps(llm.requests[0].headers)  # it was sent, where due
