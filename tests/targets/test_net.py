@@ -19,19 +19,8 @@ from assay.net import (
     is_retryable_status,
     limiter_for,
     parse_retry_after,
-    reset_limiters,
 )
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limiters() -> None:
-    reset_limiters()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.targets.agent_server import free_port
 
 
 def test_retryable_statuses() -> None:

@@ -5,12 +5,14 @@
 - ``limits``: ``EndpointLimiter`` and the process-wide ``limiter_for`` registry.
 - ``session``: ``open_client_session`` (one aiohttp session per caller), ``check_reachable``,
   ``endpoint_key``.
-- ``request``: ``send_request`` (limits + timeout + retries) and ``RequestFailed``.
-- ``sse``: ``sse_data``, the data payloads of a server-sent event stream.
+- ``request``: ``send_request`` (limits + timeout + retries), ``RequestFailed``,
+  ``decode_json``.
+- ``sse``: ``sse_data`` (the data payloads of a server-sent event stream) and
+  ``collect_stream`` (a stream folded into one reply, with time to first token).
 """
 
 from assay.net.limits import EndpointLimiter, limiter_for, reset_limiters
-from assay.net.request import RequestFailed, excerpt, send_request
+from assay.net.request import RequestFailed, decode_json, excerpt, send_request
 from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
 from assay.net.session import (
     Unreachable,
@@ -19,15 +21,18 @@ from assay.net.session import (
     host_port,
     open_client_session,
 )
-from assay.net.sse import is_event_stream, sse_data
+from assay.net.sse import StreamedReply, collect_stream, is_event_stream, sse_data
 
 __all__ = [
     "EndpointLimiter",
     "RequestFailed",
     "RetryPolicy",
+    "StreamedReply",
     "Unreachable",
     "backoff_delay",
     "check_reachable",
+    "collect_stream",
+    "decode_json",
     "endpoint_key",
     "excerpt",
     "host_port",

@@ -15,6 +15,7 @@ What ``read`` raises (a malformed reply, say) passes through unchanged.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar
@@ -27,7 +28,7 @@ from assay.secrets import REDACTOR
 
 T = TypeVar("T")
 Reader = Callable[[aiohttp.ClientResponse, float], Awaitable[T]]  # (response, t_sent)
-FailureKind = Literal["status", "connect", "timeout", "request"]
+FailureKind = Literal["status", "connect", "timeout", "request", "reply"]
 
 EXCERPT_CHARS = 200
 _EXCERPT_BYTES = 16_384
@@ -63,6 +64,19 @@ def excerpt(raw: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     if not text:
         return "(empty body)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def decode_json(raw: bytes, url: str) -> Any:
+    """A reply body as JSON, or ``RequestFailed`` naming what is wrong with it."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        problem = "it is not UTF-8 text"
+    except ValueError as exc:
+        problem = str(exc)
+    raise RequestFailed(
+        f"the reply from {url} is not valid JSON ({problem}): {excerpt(raw)}", "reply"
+    )
 
 
 def _describe(exc: aiohttp.ClientError) -> str:
