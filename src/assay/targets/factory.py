@@ -2,36 +2,98 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import re
 from pathlib import Path
 
-from assay.config import TargetConfig
-from assay.errors import ConfigError, Problem
-from assay.targets.base import Target
+from assay.config import DEFAULT_RETRIES, TargetConfig
+from assay.config import HttpTarget as HttpTargetConfig
+from assay.errors import ConfigError, Problem, TargetError
+from assay.net import RetryPolicy
+from assay.targets.base import AgentSession, Target
+
+_MODULE_FUNCTION = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 def parse_target_option(value: str) -> TargetConfig:
-    """``--target``: an http(s) URL or ``module:function``."""
+    """``--target``: an http(s) URL, ``demo`` / ``demo:travel``, or ``module:function``."""
     if value.startswith(("http://", "https://")):
         return TargetConfig.model_validate({"http": {"url": value}})
     if value == "demo" or value == "demo:travel":
         return TargetConfig(demo="travel")
-    if value.count(":") == 1 and all(value.split(":")):
+    if _MODULE_FUNCTION.match(value):
         return TargetConfig(python=value)
     raise ConfigError(
         [
             Problem(
-                "options", "--target", f"expected an http(s) URL or module:function, got {value!r}"
+                "options",
+                "--target",
+                f"expected an http(s) URL, demo, or module:function, got {value!r}",
             )
         ]
     )
 
 
-def make_target(config: TargetConfig, base_dir: Path | None = None) -> Target:
-    search = (base_dir,) if base_dir else ()
+def make_target(
+    config: TargetConfig, base_dir: Path | None = None, retries: int | RetryPolicy = DEFAULT_RETRIES
+) -> Target:
+    """The target for ``config``. ``retries`` is the suite's ``execution.retries`` (or a whole
+    ``RetryPolicy``): how often a connection failure, 429 or 5xx is retried."""
+    policy = retries if isinstance(retries, RetryPolicy) else RetryPolicy(retries=retries)
     if config.python is not None:
         from assay.targets.python import PythonTarget
 
+        search = (base_dir,) if base_dir else ()
         return PythonTarget(config.python, search)
+    if config.http is not None:
+        from assay.targets.http import HttpTarget
+
+        return HttpTarget(config.http, policy)
+    if config.openai is not None:
+        from assay.targets.openai import OpenAITarget
+
+        return OpenAITarget(config.openai, policy)
+    if config.demo == "travel":
+        return DemoTarget(policy)
     raise ConfigError(
         [Problem("suite", "target", f"the {config.kind} target is not available in this build")]
     )
+
+
+class DemoTarget(Target):
+    """The built-in travel agent, served on a free port of 127.0.0.1 from ``start`` to
+    ``aclose`` and driven like any http target (``POST {url}/chat``)."""
+
+    description = "demo:travel"
+
+    def __init__(self, retry: RetryPolicy | None = None) -> None:
+        self.retry = retry
+        self._server = contextlib.ExitStack()
+        self._http: Target | None = None
+
+    async def start(self) -> None:
+        try:
+            from assay.demo import serve_in_background
+        except ImportError as exc:  # pragma: no cover - the demo ships with assay
+            raise TargetError(f"the demo agent is not available: {exc}") from None
+        from assay.targets.http import HttpTarget
+
+        try:
+            url = await asyncio.to_thread(self._server.enter_context, serve_in_background())
+        except OSError as exc:
+            raise TargetError(f"cannot start the demo agent: {exc}") from None
+        self._http = HttpTarget(HttpTargetConfig(url=f"{url}/chat"), self.retry)
+        self.description = f"demo:travel ({url}/chat)"
+        await self._http.start()
+
+    def session(self, session_id: str) -> AgentSession:
+        if self._http is None:
+            raise TargetError("the demo agent is not running: call start() first")
+        return self._http.session(session_id)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        await asyncio.to_thread(self._server.close)

@@ -1,0 +1,160 @@
+"""Request templates for the http target: Jinja2, compiled once, ``StrictUndefined``.
+
+Strings in ``url``, ``headers`` and ``body`` are templates over ``input``, ``session_id``,
+``turn_id``, ``turn_index``, ``history`` (``[{role, content}, ...]``) and ``vars``. In a
+body, a value that is exactly ``"{{ expr }}"`` keeps the JSON type of ``expr`` (a list
+for ``{{ history }}``, a number for ``{{ turn_index }}``); any other string renders to a
+string. Unknown variables and syntax errors are found when the target is built (exit 2),
+with the field path; render failures during a run fail the turn.
+
+Header values may also carry ``${VAR}`` from the environment (the suite loader substitutes
+them first; targets built in code get the same here). Values substituted that way, and the
+values of credential headers, are registered with ``REDACTOR``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jinja2
+from jinja2 import meta
+
+from assay.errors import ConfigError, Problem, TargetError
+from assay.secrets import REDACTOR
+
+VARIABLES = ("input", "session_id", "turn_id", "turn_index", "history", "vars")
+Context = Mapping[str, Any]
+Render = Callable[[Context], Any]
+
+_ENV = jinja2.Environment(
+    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+)
+_WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
+_TEMPLATE_MARKERS = ("{{", "{%", "{#")
+_ENV_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+_CREDENTIAL_HEADER = re.compile(r"(auth|api[-_]?key|token|secret|cookie|password)", re.I)
+
+
+def _problem(where: str, message: str) -> ConfigError:
+    return ConfigError([Problem("suite", where, message)])
+
+
+class Compiled:
+    """A compiled template tree: ``render(context)`` and the variables it uses."""
+
+    def __init__(self, render: Render, uses: frozenset[str], constant: bool) -> None:
+        self.render = render
+        self.uses = uses
+        self.constant = constant
+
+
+def _check_variables(source: str, where: str) -> frozenset[str]:
+    try:
+        used = frozenset(meta.find_undeclared_variables(_ENV.parse(source)))
+    except jinja2.TemplateSyntaxError as exc:
+        raise _problem(where, f"template syntax error: {exc.message}") from None
+    unknown = sorted(used - set(VARIABLES))
+    if unknown:
+        raise _problem(
+            where,
+            f"unknown template variable {', '.join(repr(u) for u in unknown)}; "
+            f"the variables are {', '.join(VARIABLES)}",
+        )
+    return used
+
+
+def _failed(where: str, exc: Exception) -> TargetError:
+    return TargetError(REDACTOR(f"{where}: the template failed: {exc}"))
+
+
+def compile_text(source: str, where: str) -> Compiled:
+    """A string template; a string without template markers is a constant."""
+    if not any(m in source for m in _TEMPLATE_MARKERS):
+        return Compiled(lambda ctx: source, frozenset(), True)
+    uses = _check_variables(source, where)
+    template = _ENV.from_string(source)
+
+    def render(ctx: Context) -> str:
+        try:
+            return template.render(ctx)
+        except jinja2.TemplateError as exc:
+            raise _failed(where, exc) from None
+
+    return Compiled(render, uses, False)
+
+
+def _compile_expression(expr: str, where: str) -> Compiled:
+    uses = _check_variables("{{" + expr + "}}", where)
+    try:
+        evaluate = _ENV.compile_expression(expr, undefined_to_none=False)
+    except jinja2.TemplateSyntaxError as exc:
+        raise _problem(where, f"template syntax error: {exc.message}") from None
+
+    def render(ctx: Context) -> Any:
+        try:
+            value = evaluate(ctx)
+            if isinstance(value, jinja2.Undefined):
+                str(value)  # StrictUndefined raises, naming what is missing
+        except jinja2.TemplateError as exc:
+            raise _failed(where, exc) from None
+        except Exception as exc:  # an expression that raises: 1/0, a bad index, ...
+            raise _failed(where, exc) from None
+        return value
+
+    return Compiled(render, uses, False)
+
+
+def compile_value(value: Any, where: str) -> Compiled:
+    """A JSON tree whose strings are templates (see the module docstring)."""
+    if isinstance(value, str):
+        whole = _WHOLE_EXPRESSION.match(value)
+        return _compile_expression(whole["expr"], where) if whole else compile_text(value, where)
+    if isinstance(value, dict):
+        items = {k: compile_value(v, f"{where}.{k}") for k, v in value.items()}
+        if all(c.constant for c in items.values()):
+            return Compiled(lambda ctx: value, frozenset(), True)
+        pairs = [(k, c.render) for k, c in items.items()]
+        uses = frozenset().union(*(c.uses for c in items.values()))
+        return Compiled(lambda ctx: {k: r(ctx) for k, r in pairs}, uses, False)
+    if isinstance(value, list):
+        elements = [compile_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if all(c.constant for c in elements):
+            return Compiled(lambda ctx: value, frozenset(), True)
+        renders = [c.render for c in elements]
+        uses = frozenset().union(*(c.uses for c in elements))
+        return Compiled(lambda ctx: [r(ctx) for r in renders], uses, False)
+    return Compiled(lambda ctx: value, frozenset(), True)
+
+
+def substitute_env(value: str, where: str) -> str:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment; register what was
+    substituted as a secret."""
+    if "${" not in value:
+        return value
+
+    def replace(match: re.Match[str]) -> str:
+        found = os.environ.get(match["name"])
+        if found is None:
+            if match["default"] is None:
+                raise _problem(
+                    where,
+                    f"environment variable {match['name']} is not set; set it, "
+                    f"or write ${{{match['name']}:-default}}",
+                )
+            return match["default"]
+        REDACTOR.add(found)
+        return found
+
+    return _ENV_VAR.sub(replace, value)
+
+
+def register_header_secrets(name: str, value: str) -> None:
+    """A credential header's value (and the token after its scheme) is a secret."""
+    if _CREDENTIAL_HEADER.search(name):
+        REDACTOR.add(value)
+        scheme, _, token = value.partition(" ")
+        if token and scheme.isalpha():
+            REDACTOR.add(token.strip())
