@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -22,6 +23,16 @@ def turn(text: str = "hi", index: int = 0, session_id: str = "s-1") -> TurnReque
 
 def http(url: str, retry: RetryPolicy = FAST_RETRY, **options: object) -> HttpTarget:
     return HttpTarget(HttpConfig.model_validate({"url": url, **options}), retry)
+
+
+async def failure_of(target: HttpTarget, request: TurnRequest | None = None) -> TargetError:
+    """Send one turn that must fail; close the target; the error."""
+    try:
+        with pytest.raises(TargetError) as info:
+            await target.session("s-1").send(request or turn())
+    finally:
+        await target.aclose()
+    return info.value
 
 
 async def test_start_fails_when_nothing_listens() -> None:
@@ -63,11 +74,8 @@ async def test_500_then_success_is_retried(server: AgentServer) -> None:
 
 async def test_5xx_after_the_last_try_fails_with_status_url_and_body(server: AgentServer) -> None:
     server.queue(*[Step(status=500, json={"error": "database   is\ndown"}) for _ in range(3)])
-    target = http(server.chat_url)
-    with pytest.raises(TargetError) as info:
-        await target.session("s-1").send(turn())
-    await target.aclose()
-    assert str(info.value) == (
+    error = await failure_of(http(server.chat_url))
+    assert str(error) == (
         f'HTTP 500 from {server.chat_url}: {{"error": "database is\\ndown"}} '
         "(gave up after 3 tries)"
     )
@@ -77,9 +85,7 @@ async def test_5xx_after_the_last_try_fails_with_status_url_and_body(server: Age
 async def test_no_retries_when_the_suite_says_zero(server: AgentServer) -> None:
     server.queue(Step(status=502, raw="bad gateway"))
     target = http(server.chat_url, RetryPolicy(retries=0))
-    with pytest.raises(TargetError, match=r"^HTTP 502 from .*: bad gateway$"):
-        await target.session("s-1").send(turn())
-    await target.aclose()
+    assert re.fullmatch(r"HTTP 502 from .*: bad gateway", str(await failure_of(target)))
     assert len(server.requests) == 1
 
 
@@ -97,21 +103,15 @@ async def test_429_retry_after_is_honoured(server: AgentServer) -> None:
 
 async def test_a_timeout_fails_the_turn_without_retrying(server: AgentServer) -> None:
     server.queue(Step(json={"response": "late"}, delay_s=0.8))
-    target = http(server.chat_url, timeout_s=0.3)
-    with pytest.raises(TargetError) as info:
-        await target.session("s-1").send(turn())
-    await target.aclose()
-    assert str(info.value) == f"no reply from {server.chat_url} within 0.3 s"
+    error = await failure_of(http(server.chat_url, timeout_s=0.3))
+    assert str(error) == f"no reply from {server.chat_url} within 0.3 s"
     assert len(server.requests) == 1
 
 
 async def test_malformed_json_names_the_problem(server: AgentServer) -> None:
     server.queue(Step(raw='{"response": "unterminated'))
-    target = http(server.chat_url)
-    with pytest.raises(TargetError) as info:
-        await target.session("s-1").send(turn())
-    await target.aclose()
-    assert str(info.value) == (
+    error = await failure_of(http(server.chat_url))
+    assert str(error) == (
         f"the reply from {server.chat_url} is not valid JSON (Unterminated string starting at: "
         'line 1 column 14 (char 13)): {"response": "unterminated'
     )
@@ -122,11 +122,8 @@ async def test_a_reply_without_the_text_field_says_which_path_and_keys(
     server: AgentServer,
 ) -> None:
     server.queue(Step(json={"answer": "Paris", "sources": []}))
-    target = http(server.chat_url)
-    with pytest.raises(TargetError) as info:
-        await target.session("s-1").send(turn())
-    await target.aclose()
-    assert str(info.value) == (
+    error = await failure_of(http(server.chat_url))
+    assert str(error) == (
         f"the reply from {server.chat_url} has nothing at $.response (its keys: answer, "
         "sources); set target.http.response.text to the JSONPath of the answer"
     )
@@ -135,19 +132,14 @@ async def test_a_reply_without_the_text_field_says_which_path_and_keys(
 async def test_bad_tool_invocations_fail_the_turn(server: AgentServer) -> None:
     server.queue(Step(json={"response": "ok", "tool_invocations": [{"args": {}}]}))
     target = http(server.chat_url)
-    with pytest.raises(TargetError, match=r"tool_invocations\[0\] must be an object"):
-        await target.session("s-1").send(turn())
-    await target.aclose()
+    assert "tool_invocations[0] must be an object" in str(await failure_of(target))
 
 
 async def test_other_4xx_fail_at_once(server: AgentServer) -> None:
     server.queue(Step(status=400, json={"error": "query is required"}))
-    target = http(server.chat_url)
-    with pytest.raises(TargetError) as info:
-        await target.session("s-1").send(turn())
-    await target.aclose()
-    assert not isinstance(info.value, SessionLost)
-    assert str(info.value) == f'HTTP 400 from {server.chat_url}: {{"error": "query is required"}}'
+    error = await failure_of(http(server.chat_url))
+    assert not isinstance(error, SessionLost)
+    assert str(error) == f'HTTP 400 from {server.chat_url}: {{"error": "query is required"}}'
     assert len(server.requests) == 1
 
 
