@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from assay.errors import StoreError
+from assay.version import __version__
 
 DEFAULT_STORE_URL = "sqlite:///.assay/assay.db"
 STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
@@ -24,6 +26,7 @@ VERSION_TABLE = "assay_alembic_version"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PG_CONNECT_TIMEOUT_S = 10
+_MIGRATING = threading.Lock()
 PG_MIGRATION_LOCK = 0x61737361_79  # one advisory lock key for every assay migration
 
 
@@ -33,7 +36,7 @@ def mask_url(url: str | URL) -> str:
         return url.render_as_string(hide_password=True)
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
@@ -43,7 +46,7 @@ def resolve_url(url: str | None) -> URL:
     raw = url or os.environ.get(STORE_URL_ENV) or DEFAULT_STORE_URL
     try:
         parsed = make_url(raw)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError) as exc:
         raise _unsupported(raw, f"not a database URL ({exc})") from None
     backend = parsed.get_backend_name()
     if parsed.drivername in ("postgres", "postgresql"):
@@ -125,13 +128,20 @@ def migrate(engine: Engine) -> None:
     at once are serialised (SQLite's write lock, PostgreSQL's advisory lock), and the second
     finds the schema already there."""
     config = _alembic_config()
-    head = ScriptDirectory.from_config(config).get_current_head()
+    scripts = ScriptDirectory.from_config(config)
+    head = scripts.get_current_head()
     with engine.connect() as connection:
         current = _current_revision(connection)
         connection.rollback()
     if current == head:
         return
-    with write_connection(engine) as connection, connection.begin():
+    if current is not None and current not in {s.revision for s in scripts.walk_revisions()}:
+        raise StoreError(
+            f"the store {mask_url(engine.url)} has schema version {current}, made by a newer "
+            f"assay than this one ({__version__}); upgrade assay to use it"
+        )
+    # Alembic's op/context proxies are module globals: one migration per process at a time.
+    with _MIGRATING, write_connection(engine) as connection, connection.begin():
         if engine.dialect.name == "postgresql":
             connection.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK}

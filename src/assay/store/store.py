@@ -30,6 +30,7 @@ from assay.store._records import (
     TestOutcome,
 )
 from assay.store._rows import Row, child_rows, test_row
+from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
 
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
@@ -324,6 +325,12 @@ class Store:
             for test_id, name, score, passed in conn.execute(metrics):
                 found[test_id].metrics.setdefault(name, MetricOutcome(score, passed))
         return list(found.values())
+
+    def compare_runs(self, run_a: str, run_b: str) -> RunDiff:
+        """Run B compared with run A (ids or unique prefixes), test by test and metric by
+        metric; see ``assay.store.compare``."""
+        a, b = self.resolve_run_id(run_a), self.resolve_run_id(run_b)
+        return diff_outcomes(a, self.outcomes(a), b, self.outcomes(b))
 
     def close(self) -> None:
         self._engine.dispose()

@@ -1,0 +1,81 @@
+"""``assay diff RUN_A RUN_B``: what changed from run A to run B; exit 1 on a regression."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from assay.cli.app import app, out_console, user_errors
+from assay.cli.runs import store_option
+from assay.store import RunDiff, TestChange, open_store
+
+_SHOWN = 50  # new/removed tests listed by name; the rest are counted
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _test(name: str, repeat: int) -> str:
+    return escape(name + (f" #{repeat + 1}" if repeat else ""))
+
+
+def _rows(table: Table, change: TestChange) -> None:
+    style = "red" if change.direction == "regression" else "green"
+    label = f"[{style}]{change.direction}[/]"
+    test = _test(change.test_name, change.repeat_index)
+    if change.status_a != change.status_b:
+        table.add_row(label, test, "(status)", change.status_a, change.status_b)
+    for m in change.metrics:
+        mark = f"[{'red' if m.direction == 'regression' else 'green'}]{m.direction}[/]"
+        verdict_a = "" if m.passed_a is None else (" pass" if m.passed_a else " fail")
+        verdict_b = "" if m.passed_b is None else (" pass" if m.passed_b else " fail")
+        table.add_row(
+            mark,
+            test,
+            escape(m.metric_name),
+            _score(m.score_a) + verdict_a,
+            _score(m.score_b) + verdict_b,
+        )
+    if change.status_a == change.status_b and not change.metrics:
+        table.add_row(label, test, "", change.status_a, change.status_b)
+
+
+def _print(diff: RunDiff) -> None:
+    out_console.print(f"run {diff.run_b[:12]} compared with run {diff.run_a[:12]}")
+    changes = diff.regressions + diff.improvements
+    if changes:
+        table = Table(title_justify="left")
+        for column in ("change", "test", "metric", "A", "B"):
+            table.add_column(column, overflow="fold")
+        for change in changes:
+            _rows(table, change)
+        out_console.print(table)
+    for title, keys in (("new in B", diff.new_tests), ("removed from A", diff.removed_tests)):
+        if keys:
+            shown = ", ".join(_test(name, repeat) for name, repeat in keys[:_SHOWN])
+            more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""
+            out_console.print(f"{title}: {shown}{more}")
+    style = "red" if diff.regressions else "green"
+    out_console.print(f"[bold {style}]{escape(diff.summary_line())}[/]")
+
+
+@app.command()
+@user_errors
+def diff(
+    run_a: str = typer.Argument(..., help="the earlier run (id or unique prefix)"),
+    run_b: str = typer.Argument(..., help="the later run (id or unique prefix)"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+    store: str | None = store_option(),
+) -> None:
+    """Compare two stored runs test by test and metric by metric; exit 1 on a regression."""
+    with open_store(store) as opened:
+        result = opened.compare_runs(run_a, run_b)
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print(result)
+    raise typer.Exit(1 if result.regressions else 0)

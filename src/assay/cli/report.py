@@ -1,0 +1,35 @@
+"""``assay report RUN_ID``: render a stored run as JSON, Markdown, JUnit XML or HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app, err_console, user_errors
+from assay.cli.runs import store_option
+from assay.reporters import FORMATS, format_for_path, render, write_report
+from assay.store import open_store
+
+
+@app.command()
+@user_errors
+def report(
+    run_id: str = typer.Argument(..., help="a run id, or a unique prefix of 6+ characters"),
+    fmt: str | None = typer.Option(
+        None, "--format", help=f"{'|'.join(FORMATS)} (default: from --out's extension, or json)"
+    ),
+    out: Path | None = typer.Option(None, "--out", help="write here instead of standard output"),
+    store: str | None = store_option(),
+) -> None:
+    """Render a stored run (`assay runs` lists their ids)."""
+    chosen = (
+        format_for_path(out, fmt) if out is not None else format_for_path(Path("-"), fmt or "json")
+    )
+    with open_store(store) as opened:
+        stored = opened.load_report(run_id)
+    if out is None:
+        typer.echo(render(stored, chosen), nl=False)
+        return
+    write_report(stored, out, chosen)
+    err_console.print(f"wrote {out}")

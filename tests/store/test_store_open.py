@@ -1,0 +1,142 @@
+"""Opening a store: migrations to head (idempotent, concurrent), URLs, and clear errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, text
+
+from assay.errors import StoreError
+from assay.store import DEFAULT_STORE_URL, open_store
+from assay.store._engine import VERSION_TABLE, mask_url
+from assay.store.models import metadata
+from tests.store.conftest import run_info, single
+
+TABLES = {
+    "assay_runs",
+    "assay_test_results",
+    "assay_turn_results",
+    "assay_metric_results",
+    "assay_tool_invocations",
+    VERSION_TABLE,
+}
+
+
+def test_the_migrations_create_exactly_the_models_tables(store_url: str) -> None:
+    with open_store(store_url) as store, store._engine.connect() as conn:
+        assert set(inspect(conn).get_table_names()) == TABLES
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        differences = [
+            d for d in compare_metadata(context, metadata) if VERSION_TABLE not in str(d)
+        ]
+    assert differences == []
+
+
+def test_opening_again_keeps_the_data_and_migrates_nothing(store_url: str) -> None:
+    with open_store(store_url) as store:
+        store.create_run(run_info("run-keep-1"))
+        store.add_results("run-keep-1", [(0, single("a"))])
+    with open_store(store_url) as store, store._engine.connect() as conn:
+        assert store.completed_keys("run-keep-1") == {("a", 0)}
+        versions = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
+    assert versions == ["0001"]
+
+
+def test_processes_opening_a_new_store_at_once_all_succeed(store_url: str) -> None:
+    # every process imports first, then all open the store at the same instant
+    code = (
+        "import sys, time; from assay.store import open_store; import assay.store._engine\n"
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\n"
+        "s = open_store(sys.argv[1]); print(len(s.list_runs())); s.close()"
+    )
+    start_at = str(time.time() + 3)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, store_url, start_at],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outcomes = [p.communicate(timeout=120) for p in procs]
+    assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, outcomes, strict=True)] == [
+        (0, "0")
+    ] * 4, [err for _, err in outcomes]
+
+
+def test_the_default_store_is_a_sqlite_file_under_dot_assay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_STORE", raising=False)
+    assert DEFAULT_STORE_URL == "sqlite:///.assay/assay.db"
+    with open_store() as store:
+        assert store.url == DEFAULT_STORE_URL
+    assert (tmp_path / ".assay" / "assay.db").is_file()
+
+
+def test_assay_store_in_the_environment_replaces_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ASSAY_STORE", f"sqlite:///{tmp_path / 'team.db'}")
+    with open_store() as store:
+        store.create_run(run_info("run-env-1"))
+    assert (tmp_path / "team.db").is_file() and not (tmp_path / ".assay").exists()
+
+
+def test_an_unreachable_server_is_a_store_error_with_the_password_masked() -> None:
+    url = "postgresql+psycopg://alice:s3cret-pw@127.0.0.1:1/assay"
+    with pytest.raises(StoreError) as caught:
+        open_store(url)
+    message = str(caught.value)
+    assert message.startswith("cannot open the store postgresql+psycopg://alice:***@127.0.0.1:1/")
+    assert "s3cret-pw" not in message and "refused" in message.lower()
+    assert caught.value.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("mysql://bob:hunter2@db/assay", "the 'mysql' database is not supported"),
+        ("not a url at all", "not a database URL"),
+    ],
+)
+def test_an_unsupported_url_says_which_urls_work(url: str, expected: str) -> None:
+    with pytest.raises(StoreError) as caught:
+        open_store(url)
+    assert expected in str(caught.value) and "sqlite:///PATH" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+
+
+def test_a_store_that_cannot_be_created_is_a_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="cannot open the store sqlite:///"):
+        open_store(f"sqlite:///{blocker / 'assay.db'}")
+
+
+def test_a_store_from_a_newer_assay_is_refused_with_advice(sqlite_url: str) -> None:
+    with open_store(sqlite_url) as store, store._engine.begin() as conn:
+        conn.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999'"))
+    with pytest.raises(StoreError, match="newer assay"):
+        open_store(sqlite_url)
+
+
+def test_postgresql_urls_without_a_driver_use_psycopg(pg_url: str) -> None:
+    plain = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    with open_store(plain) as store:
+        assert store.url.startswith("postgresql+psycopg://")
+        assert store.list_runs() == []
+
+
+def test_mask_url_hides_passwords_even_in_unparseable_urls() -> None:
+    assert mask_url("postgresql+psycopg://u:pw@h/db") == "postgresql+psycopg://u:***@h/db"
+    assert "pw" not in mask_url("weird://u:pw@h:notaport/db")
