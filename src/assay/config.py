@@ -50,6 +50,7 @@ class HttpTarget(_Strict):
     method: Literal["POST", "GET", "PUT"] = "POST"
     headers: dict[str, str] = Field(default_factory=dict)
     body: dict[str, Any] | str | None = None
+    vars: dict[str, Any] = Field(default_factory=dict)  # {{ vars.x }} in url, headers, body
     response: ResponseMapping = Field(default_factory=ResponseMapping)
     timeout_s: float = Field(default=30.0, gt=0)
     stream: bool = False

@@ -108,3 +108,23 @@ def test_format_to_stdout_keeps_stdout_machine_readable(assay_cli: RunCli, tmp_p
     assert json.loads(proc.stdout)["summary"]["passed"] == 1
     proc = assay_cli("run", str(path), "--out", "report.txt")
     assert proc.returncode == 2 and "--format" in proc.stderr
+
+
+def test_target_problems_name_the_suite_and_unreachable_exits_3(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    path = write(
+        tmp_path,
+        'name: s\ntarget: {http: {url: "http://127.0.0.1:1/{{ nope }}"}}\n'
+        "tests: [{name: a, input: q}]\n",
+    )
+    proc = assay_cli("run", str(path))
+    assert proc.returncode == 2
+    assert f"{path}: target.http.url: unknown template variable 'nope'" in proc.stderr
+    path = write(
+        tmp_path,
+        'name: s\ntarget: {http: {url: "http://127.0.0.1:1/chat"}}\ntests: [{name: a, input: q}]\n',
+    )
+    proc = assay_cli("run", str(path))
+    assert proc.returncode == 3
+    assert "cannot reach http://127.0.0.1:1/chat: connection refused" in proc.stderr

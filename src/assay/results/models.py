@@ -115,6 +115,7 @@ class TestResult(_Record):
     passed: bool
     status: Literal["passed", "failed", "error", "not_run"] = "passed"
     execution_time_ms: int
+    time_to_first_token_ms: int | None = None  # single-turn tests; see each turn otherwise
     token_usage: TokenUsage | None = None
     errors: list[str] = Field(default_factory=list)
     timestamp: str

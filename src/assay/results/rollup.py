@@ -132,6 +132,7 @@ def single_turn_result(name: str, turn: TurnResult, timestamp: str, **extra: Any
         passed=turn.passed,
         status=status_of(turn.passed, turn.errors),
         execution_time_ms=turn.execution_time_ms,
+        time_to_first_token_ms=turn.time_to_first_token_ms,
         token_usage=turn.token_usage,
         errors=turn.errors,
         timestamp=timestamp,

@@ -22,9 +22,12 @@ class RunPlan:
     base_dir: Path
     judge: ModelConfig | None = None
     snapshot: dict[str, Any] = field(default_factory=dict)
+    source: str = "options"  # the suite file, for messages
 
     def make_target(self) -> Target:
-        return make_target(self.target, self.base_dir)
+        return make_target(
+            self.target, self.base_dir, retries=self.suite.execution.retries, source=self.source
+        )
 
 
 def parse_judge_option(value: str) -> ModelConfig:
@@ -79,7 +82,8 @@ def plan_run(
             "judge_override": judge_option,
         }
     )
-    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot)
+    source = str(suite_path) if suite_path and not target_option else "options"
+    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source)
 
 
 def _check_unique_names(cases: list[TestCase]) -> None:

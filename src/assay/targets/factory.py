@@ -36,10 +36,26 @@ def parse_target_option(value: str) -> TargetConfig:
 
 
 def make_target(
-    config: TargetConfig, base_dir: Path | None = None, retries: int | RetryPolicy = DEFAULT_RETRIES
+    config: TargetConfig,
+    base_dir: Path | None = None,
+    retries: int | RetryPolicy = DEFAULT_RETRIES,
+    source: str = "suite",
 ) -> Target:
     """The target for ``config``. ``retries`` is the suite's ``execution.retries`` (or a whole
-    ``RetryPolicy``): how often a connection failure, 429 or 5xx is retried."""
+    ``RetryPolicy``): how often a connection failure, 429 or 5xx is retried. Problems found
+    while building it name ``source`` (the suite file)."""
+    try:
+        return _build(config, base_dir, retries)
+    except ConfigError as exc:
+        raise ConfigError(
+            [
+                Problem(source if p.source == "suite" else p.source, p.path, p.message)
+                for p in exc.problems
+            ]
+        ) from None
+
+
+def _build(config: TargetConfig, base_dir: Path | None, retries: int | RetryPolicy) -> Target:
     policy = retries if isinstance(retries, RetryPolicy) else RetryPolicy(retries=retries)
     if config.python is not None:
         from assay.targets.python import PythonTarget
@@ -49,7 +65,7 @@ def make_target(
     if config.http is not None:
         from assay.targets.http import HttpTarget
 
-        return HttpTarget(config.http, policy)
+        return HttpTarget(config.http, policy, variables=config.http.vars)
     if config.openai is not None:
         from assay.targets.openai import OpenAITarget
 
