@@ -1,6 +1,18 @@
 """Metrics: the protocol, the registry and the built-in metrics (imported to register them)."""
 
-from assay.metrics import comparison  # noqa: F401  (registers the metrics)
+# imported to register the built-in metrics
+from assay.metrics import (  # noqa: F401
+    code_grader,
+    comparison,
+    cost,
+    matching,
+    performance,
+    rouge,
+    safety,
+    semantic,
+    similarity,
+    structured,
+)
 from assay.metrics.base import (
     METRICS,
     Exchange,
@@ -11,6 +23,7 @@ from assay.metrics.base import (
     register_metric,
 )
 from assay.metrics.registry import MetricConfigError, build_metric, known_metrics
+from assay.metrics.tools import forbidden, trajectory  # noqa: F401
 
 __all__ = [
     "METRICS",

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import math
-import re
 import string
-from typing import ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from assay.metrics._json import NotJson, compile_path, load_json, select
+from assay.metrics._numbers import Number, find_numbers, read_number
+from assay.metrics._text import shorten
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.tools.matchers import show
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,_\u202f ]\d{3})+(\.\d+)?$")
 
 
 def parse_number(text: str, *, percent: bool = True, thousands: bool = True) -> float | None:
     """A whole string as a finite number: ``"5,120"`` and ``"14.14%"`` (= 0.1414) when allowed."""
-    s = text.strip()
-    scale = 1.0
-    if percent and s.endswith("%"):
-        s, scale = s[:-1].rstrip(), 0.01
-    if thousands and _THOUSANDS.match(s):
-        s = re.sub(r"[,_\u202f ]", "", s)
-    try:
-        value = float(s)
-    except ValueError:
-        return None
-    return value * scale if math.isfinite(value) else None
+    found = read_number(text, percent=percent, thousands=thousands)
+    return None if found is None else found.value
 
 
 class EqualityOptions(MetricOptions):
@@ -64,11 +57,17 @@ class Equality(Metric):
         )
 
 
+ExtractMode = Literal["first", "last", "closest"]
+
+
 class NumericOptions(MetricOptions):
     absolute_tolerance: float = Field(default=1e-6, ge=0)
     relative_tolerance: float = Field(default=0.0, ge=0)
     accept_percent: bool = True
     accept_thousands_separators: bool = True
+    # take the number out of prose; true means "closest" (see docs/metrics.md)
+    extract: bool | ExtractMode = False
+    response_path: str | None = None  # JSONPath into a JSON reply, e.g. $.result.total
 
     @model_validator(mode="after")
     def _finite(self) -> NumericOptions:
@@ -76,34 +75,113 @@ class NumericOptions(MetricOptions):
             raise ValueError("tolerances must be finite numbers")
         return self
 
+    @field_validator("response_path")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        if value is not None:
+            compile_path(value)
+        return value
+
+    @property
+    def extract_mode(self) -> ExtractMode | None:
+        if self.extract is False:
+            return None
+        return "closest" if self.extract is True else self.extract
+
 
 @register_metric
 class Numeric(Metric):
-    """1.0 when the response, read as a number, is within either tolerance of the ground truth."""
+    """1.0 when the response, read as a number, is within either tolerance of the ground truth.
+
+    With ``extract`` the number is taken out of prose (by default the one closest to the
+    expected value); with ``response_path`` it is picked out of a JSON reply first.
+    """
 
     name: ClassVar[str] = "numeric"
     requires = frozenset({"response", "ground_truth"})
     Options = NumericOptions
 
+    def __init__(self, options: MetricOptions) -> None:
+        super().__init__(options)
+        assert isinstance(options, NumericOptions)
+        self.opts = options
+        self.path = None if options.response_path is None else compile_path(options.response_path)
+
     def read(self, text: str) -> float | None:
-        opts = self.options
-        assert isinstance(opts, NumericOptions)
-        return parse_number(
+        found = self._read_whole(text)
+        return None if found is None else found.value
+
+    def _read_whole(self, text: str) -> Number | None:
+        opts = self.opts
+        return read_number(
             text, percent=opts.accept_percent, thousands=opts.accept_thousands_separators
+        )
+
+    def _candidates(self, response: str) -> list[Number]:
+        opts = self.opts
+        text = response
+        if self.path is not None:
+            assert opts.response_path is not None
+            value = select(self.path, load_json(response), opts.response_path)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return [Number(float(value), show(value))] if math.isfinite(value) else []
+            if not isinstance(value, str):
+                raise NotJson(f"{opts.response_path} is {show(value)}, not a number")
+            text = value
+        if opts.extract_mode is None:
+            whole = self._read_whole(text)
+            return [whole] if whole is not None else []
+        return find_numbers(
+            text, percent=opts.accept_percent, thousands=opts.accept_thousands_separators
+        )
+
+    def _difference(self, found: Number, expected: Number) -> float:
+        """The smallest gap between any reading of ``found`` and of ``expected``."""
+        return min(abs(a - e) for a in found.readings() for e in expected.readings())
+
+    def _within(self, found: Number, expected: Number) -> bool:
+        """Within either tolerance for some reading: a percentage written on one side only
+        also counts as its bare number (14% matches 0.14 and 14)."""
+        atol, rtol = self.opts.absolute_tolerance, self.opts.relative_tolerance
+        return any(
+            abs(a - e) <= atol or abs(a - e) <= rtol * abs(e)
+            for a in found.readings()
+            for e in expected.readings()
         )
 
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None and ctx.ground_truth is not None
-        opts = self.options
-        assert isinstance(opts, NumericOptions)
-        expected = self.read(ctx.ground_truth)
+        opts = self.opts
+        expected = self._read_whole(ctx.ground_truth)
         if expected is None:
             raise ValueError(f"the ground truth {ctx.ground_truth!r} is not a number")
-        actual = self.read(ctx.response)
-        if actual is None:
-            return Score(0.0, reasoning=f"the response {ctx.response!r} is not a number")
-        diff = abs(actual - expected)
-        ok = diff <= opts.absolute_tolerance or diff <= opts.relative_tolerance * abs(expected)
-        details = {"expected": expected, "actual": actual, "difference": diff}
-        reason = None if ok else f"expected {expected:g}, got {actual:g} (off by {diff:g})"
+        try:
+            candidates = self._candidates(ctx.response)
+        except NotJson as exc:
+            return Score(0.0, reasoning=str(exc))
+        if not candidates:
+            where = "contains no number" if opts.extract_mode else "is not a number"
+            return Score(0.0, reasoning=f"the response {shorten(ctx.response)} {where}")
+        mode = opts.extract_mode
+        if mode == "first":
+            chosen = candidates[0]
+        elif mode == "last":
+            chosen = candidates[-1]
+        else:
+            good = [n for n in candidates if self._within(n, expected)]
+            chosen = (
+                good[0] if good else min(candidates, key=lambda n: self._difference(n, expected))
+            )
+        ok = self._within(chosen, expected)
+        diff = self._difference(chosen, expected)
+        details: dict[str, Any] = {
+            "expected": expected.value,
+            "actual": chosen.value,
+            "difference": diff,
+        }
+        if mode is not None:
+            details["found"] = [n.text for n in candidates]
+        reason = (
+            None if ok else f"expected {expected.value:g}, got {chosen.value:g} (off by {diff:g})"
+        )
         return Score(1.0 if ok else 0.0, reasoning=reason, details=details)

@@ -1,5 +1,6 @@
-"""Tool-use checks: argument matchers, per-turn assertions."""
+"""Tool-use checks: argument matchers, per-turn assertions, trajectory metrics."""
 
+from assay.metrics.tools import value_matchers  # noqa: F401  (registers approx, any, ...)
 from assay.metrics.tools.assertions import ExpectedTool, ToolCheck, check_expected_tools
 from assay.metrics.tools.matchers import (
     LiteralMatcher,

@@ -1,0 +1,77 @@
+"""Numbers as people write them: a whole string (``"5,120"``, ``"14.14%"``) or every number in
+a sentence (``"Revenue was $5,120.50 in 2021, up 14%"``).
+
+Thousands separators are ``,``, ``_``, the no-break space (U+00A0) and the narrow no-break
+space (U+202F); a plain space also groups thousands in a whole string, never in prose (where
+``"3 100-dollar bills"`` is two numbers). A decimal comma (``"3,5"``) is not read as 3.5.
+A trailing ``%`` (or the word ``percent``) marks a percentage: its value is the number / 100.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+_MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})
+_WHOLE_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,_\u00a0\u202f ]\d{3})+(\.\d+)?$")
+_SEPARATORS = re.compile(r"[,_\u00a0\u202f ]")
+_IN_PROSE = re.compile(
+    r"(?<![\w.])(?P<sign>[-+\u2212])?"
+    r"(?P<num>(?:\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+    r"(?P<exp>[eE][-+]?\d+)?(?![\w.]*\d)"
+    r"(?P<pct>\s?%|\s(?:percent|per cent)\b)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number read from text: ``value`` is already scaled (``14%`` -> 0.14)."""
+
+    value: float
+    text: str
+    percent: bool = False
+
+    def readings(self) -> tuple[float, ...]:
+        """What the number may mean: a percentage is also its bare number (14% -> 0.14, 14)."""
+        return (self.value, self.value * 100) if self.percent else (self.value,)
+
+
+def read_number(text: str, *, percent: bool = True, thousands: bool = True) -> Number | None:
+    """A whole string as one finite number, or None."""
+    s = text.strip().translate(_MINUS)
+    is_percent = False
+    if percent and s.endswith("%"):
+        s, is_percent = s[:-1].rstrip(), True
+    if thousands and _WHOLE_THOUSANDS.match(s):
+        s = _SEPARATORS.sub("", s)
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return Number(value / 100 if is_percent else value, text.strip(), is_percent)
+
+
+def find_numbers(text: str, *, percent: bool = True, thousands: bool = True) -> list[Number]:
+    """Every number in ``text``, in order. ``thousands=False`` reads ``5,120`` as 5 and 120."""
+    found: list[Number] = []
+    for match in _IN_PROSE.finditer(text):
+        digits = match.group("num")
+        if not thousands and _SEPARATORS.search(digits):
+            head = _SEPARATORS.split(digits)
+            found.extend(Number(float(part), part) for part in head if part)
+            continue
+        literal = (match.group("sign") or "").translate(_MINUS) + _SEPARATORS.sub("", digits)
+        literal += match.group("exp") or ""
+        try:
+            value = float(literal)
+        except ValueError:  # pragma: no cover - the pattern only admits float syntax
+            continue
+        if not math.isfinite(value):
+            continue
+        is_percent = percent and match.group("pct") is not None
+        found.append(Number(value / 100 if is_percent else value, match.group(0), is_percent))
+    return found

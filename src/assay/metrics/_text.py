@@ -1,0 +1,27 @@
+"""Text helpers shared by the comparison metrics: normalisation, a tokenizer, short quotes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WORD = re.compile(r"\w+")
+QUOTE_LIMIT = 80
+
+
+def normalize(text: str, *, case_insensitive: bool = False) -> str:
+    """Unicode NFC (so a composed and a decomposed "é" compare equal), casefolded if asked."""
+    text = unicodedata.normalize("NFC", text)
+    return text.casefold() if case_insensitive else text
+
+
+def words(text: str) -> list[str]:
+    """The tokenizer of token_f1 and rouge: runs of Unicode letters, digits and ``_``,
+    casefolded; punctuation and whitespace separate tokens."""
+    return _WORD.findall(unicodedata.normalize("NFC", text).casefold())
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A reply quoted in a reason: JSON-style quotes, cut to ``limit`` characters."""
+    cut = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(cut)

@@ -1,0 +1,148 @@
+"""Text matching metrics: does the response contain (or avoid) given strings, or match a
+regular expression?"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar, Literal
+
+from pydantic import field_validator, model_validator
+
+from assay.metrics._text import normalize, shorten
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+
+NO_VALUE = "no value given and no ground truth (Answer) for this turn"
+
+
+class ContainsOptions(MetricOptions):
+    value: str | None = None
+    values: list[str] | None = None
+    mode: Literal["any", "all"] | None = None  # default: all for contains, any for not_contains
+    case_insensitive: bool = False
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ContainsOptions:
+        if self.value is not None and self.values is not None:
+            raise ValueError("give value or values, not both")
+        if self.values is not None and not self.values:
+            raise ValueError("values is empty: give at least one string")
+        given = self.values if self.values is not None else [self.value] if self.value else []
+        if self.value == "" or any(not v for v in given):
+            raise ValueError("an empty string is contained in every response; remove it")
+        return self
+
+
+class _ContainsBase(Metric):
+    requires = frozenset({"response"})
+    Options = ContainsOptions
+    default_mode: ClassVar[Literal["any", "all"]]
+
+    def __init__(self, options: MetricOptions) -> None:
+        super().__init__(options)
+        assert isinstance(options, ContainsOptions)
+        self.opts = options
+        self.mode = options.mode or self.default_mode
+        given = options.values if options.values is not None else options.value
+        self.fixed = None if given is None else ([given] if isinstance(given, str) else given)
+
+    def missing_input(self, ctx: MetricContext) -> str | None:
+        if ctx.response is None:
+            return "no response"
+        if self.fixed is None and not ctx.ground_truth:
+            return NO_VALUE
+        return None
+
+    def present(self, ctx: MetricContext) -> tuple[list[str], list[bool]]:
+        """The strings looked for, and whether each is in the response."""
+        assert ctx.response is not None
+        wanted = self.fixed if self.fixed is not None else [ctx.ground_truth or ""]
+        insensitive = self.opts.case_insensitive
+        haystack = normalize(ctx.response, case_insensitive=insensitive)
+        return wanted, [normalize(w, case_insensitive=insensitive) in haystack for w in wanted]
+
+
+@register_metric
+class Contains(_ContainsBase):
+    """The response contains the value(s): all of them (``mode: all``, the default; the score
+    is the fraction found) or any one (``mode: any``; 1 or 0)."""
+
+    name: ClassVar[str] = "contains"
+    default_mode = "all"
+
+    def measure(self, ctx: MetricContext) -> Score:
+        wanted, found = self.present(ctx)
+        hits = sum(found)
+        score = (1.0 if hits else 0.0) if self.mode == "any" else hits / len(wanted)
+        missing = [w for w, f in zip(wanted, found, strict=True) if not f]
+        reason = None
+        if missing and (self.mode == "all" or not hits):
+            reason = "the response does not contain " + ", ".join(shorten(m) for m in missing)
+        return Score(score, reasoning=reason, details={"missing": missing} if missing else None)
+
+
+@register_metric
+class NotContains(_ContainsBase):
+    """The response avoids the value(s): none of them may appear (``mode: any``, the default;
+    the score is the fraction absent), or not all of them together (``mode: all``; 1 or 0)."""
+
+    name: ClassVar[str] = "not_contains"
+    default_mode = "any"
+
+    def measure(self, ctx: MetricContext) -> Score:
+        wanted, found = self.present(ctx)
+        hits = [w for w, f in zip(wanted, found, strict=True) if f]
+        if self.mode == "all":
+            score = 0.0 if len(hits) == len(wanted) else 1.0
+        else:
+            score = 1 - len(hits) / len(wanted)
+        reason = None
+        if score < 1:
+            reason = "the response contains " + ", ".join(shorten(h) for h in hits)
+        return Score(score, reasoning=reason, details={"found": hits} if hits else None)
+
+
+class RegexOptions(MetricOptions):
+    pattern: str
+    match: Literal["search", "full"] = "search"
+    case_insensitive: bool = False
+    multiline: bool = False
+    dotall: bool = False
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+        return value
+
+
+@register_metric
+class Regex(Metric):
+    """1.0 when the pattern matches the response: anywhere (``match: search``, the default),
+    or the whole response (``match: full``)."""
+
+    name: ClassVar[str] = "regex"
+    requires = frozenset({"response"})
+    Options = RegexOptions
+
+    def __init__(self, options: MetricOptions) -> None:
+        super().__init__(options)
+        assert isinstance(options, RegexOptions)
+        flags = re.IGNORECASE if options.case_insensitive else 0
+        flags |= re.MULTILINE if options.multiline else 0
+        flags |= re.DOTALL if options.dotall else 0
+        self.pattern = re.compile(options.pattern, flags)
+        self.full = options.match == "full"
+
+    def measure(self, ctx: MetricContext) -> Score:
+        assert ctx.response is not None
+        text = ctx.response.strip() if self.full else ctx.response
+        found = self.pattern.fullmatch(text) if self.full else self.pattern.search(text)
+        if found is None:
+            how = "match the whole of" if self.full else "occur in"
+            return Score(
+                0.0, reasoning=f"{self.pattern.pattern!r} does not {how} {shorten(ctx.response)}"
+            )
+        return Score(1.0, details={"matched": found.group(0)})

@@ -1,0 +1,135 @@
+"""numeric: whole-string numbers, numbers in prose (extract), numbers in JSON (response_path)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.metrics import MetricConfigError, build_metric
+from assay.metrics._numbers import find_numbers, read_number
+from tests.metrics._helpers import score
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("5,120", 5120.0),
+        ("5\u202f120", 5120.0),  # narrow no-break space groups thousands
+        ("5 120", 5120.0),  # a plain space too, in a whole string
+        ("1,234,567.89", 1234567.89),
+        ("14.14%", 0.1414),
+        ("\u22123.5", -3.5),  # U+2212 MINUS SIGN
+        ("\u0665\u0661\u0662\u0660", 5120.0),  # Arabic-Indic digits
+        ("  42  ", 42.0),
+    ],
+)
+def test_whole_strings(text: str, value: float) -> None:
+    found = read_number(text)
+    assert found is not None and found.value == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["", "five", "1.2.3", "5,12", "nan", "inf"])
+def test_not_numbers(text: str) -> None:
+    assert read_number(text) is None
+
+
+def test_numbers_in_prose() -> None:
+    found = find_numbers("In 2021 revenue was $5,120.50 (up 14 %), versions 1.2.3 aside.")
+    # 2021; 5,120.50 -> 5120.5; "14 %" -> 0.14; "1.2.3" is a version, not a number
+    assert [n.value for n in found] == [2021.0, 5120.5, pytest.approx(0.14)]
+    assert [n.percent for n in found] == [False, False, True]
+
+
+def test_prose_does_not_group_with_plain_spaces() -> None:
+    # "3 100-dollar bills" is two numbers, 3 and 100
+    assert [n.value for n in find_numbers("3 100-dollar bills")] == [3.0, 100.0]
+
+
+def test_exact_match_and_tolerances() -> None:
+    assert score("numeric", "5,120", "5120").score == 1.0
+    assert score("numeric", "5121", "5120").score == 0.0
+    # |101 - 100| = 1 <= 0.01 * 100 = 1: within the relative tolerance
+    assert score("numeric", "101", "100", relative_tolerance=0.01).score == 1.0
+    # |0.5 - 0| = 0.5 <= 0.5: within the absolute tolerance
+    assert score("numeric", "0.5", "0", absolute_tolerance=0.5).score == 1.0
+
+
+def test_percent_matches_its_fraction_and_its_number() -> None:
+    assert score("numeric", "14%", "0.14").score == 1.0
+    assert score("numeric", "14%", "14").score == 1.0
+    assert score("numeric", "0.145", "14.5%").score == 1.0
+    assert score("numeric", "14%", "0.15").score == 0.0
+
+
+def test_extract_takes_the_number_closest_to_the_expected() -> None:
+    result = score("numeric", "In 2021 revenue was $5,120.50, up 14%.", "5120.5", extract=True)
+    assert result.score == 1.0
+    assert result.details is not None
+    assert result.details["found"] == ["2021", "5,120.50", "14%"]
+    assert result.details["actual"] == 5120.5
+
+
+def test_extract_first_and_last() -> None:
+    text = "In 2021 revenue was 5,120"
+    first = score("numeric", text, "5120", extract="first")
+    assert first.score == 0.0
+    assert first.reasoning == "expected 5120, got 2021 (off by 3099)"  # 5120 - 2021 = 3099
+    assert score("numeric", text, "5120", extract="last").score == 1.0
+
+
+def test_extract_percent_in_prose() -> None:
+    assert score("numeric", "Margin rose to 14.5 % this year", "0.145", extract=True).score == 1.0
+    assert score("numeric", "Margin rose 14.5 percent", "14.5", extract=True).score == 1.0
+
+
+def test_extract_without_thousands_separators_splits_the_number() -> None:
+    # "5,120" reads as 5 and 120; the closest to 5120 is 120, which is off
+    result = score("numeric", "5,120", "5120", extract=True, accept_thousands_separators=False)
+    assert result.score == 0.0
+    assert result.details is not None and result.details["found"] == ["5", "120"]
+
+
+def test_unicode_digits_in_prose() -> None:
+    assert score("numeric", "المجموع \u0665\u0661\u0662\u0660", "5120", extract=True).score == 1.0
+
+
+def test_empty_response() -> None:
+    whole = score("numeric", "", "5120")
+    assert whole.score == 0.0 and "is not a number" in (whole.reasoning or "")
+    extracted = score("numeric", "", "5120", extract=True)
+    assert extracted.score == 0.0 and "contains no number" in (extracted.reasoning or "")
+
+
+def test_response_path_reads_a_json_reply() -> None:
+    reply = '{"result": {"total": 5120, "label": "about 5,120 USD", "flag": true}}'
+    assert score("numeric", reply, "5120", response_path="$.result.total").score == 1.0
+    # a string value is read like a response: whole, or with extract
+    assert score("numeric", reply, "5120", response_path="$.result.label").score == 0.0
+    assert (
+        score("numeric", reply, "5120", response_path="$.result.label", extract=True).score == 1.0
+    )
+    flag = score("numeric", reply, "1", response_path="$.result.flag")
+    assert flag.score == 0.0 and flag.reasoning == "$.result.flag is true, not a number"
+    missing = score("numeric", reply, "1", response_path="$.result.nope")
+    assert missing.reasoning == "the JSON response has nothing at $.result.nope"
+    not_json = score("numeric", "about 5120", "5120", response_path="$.total")
+    assert not_json.score == 0.0 and "not valid JSON" in (not_json.reasoning or "")
+
+
+def test_response_path_list_index() -> None:
+    reply = '{"rows": [{"v": 1}, {"v": 2.5}]}'
+    assert score("numeric", reply, "2.5", response_path="$.rows[1].v").score == 1.0
+
+
+def test_bad_options_name_their_field() -> None:
+    with pytest.raises(MetricConfigError) as bad_path:
+        build_metric("numeric", {"response_path": "$.[("})
+    assert bad_path.value.problems[0][0] == "response_path"
+    with pytest.raises(MetricConfigError) as bad_extract:
+        build_metric("numeric", {"extract": "middle"})
+    assert bad_extract.value.problems[0][0].startswith("extract")
+
+
+def test_ground_truth_not_a_number_is_an_error_on_that_metric() -> None:
+    result = score("numeric", "5", "five")
+    assert result.score is None and result.passed is False
+    assert "is not a number" in (result.error or "")
