@@ -9,6 +9,7 @@ import pytest
 from assay.config import ModelConfig
 from assay.errors import ConfigError
 from assay.models import AnthropicChatModel, OpenAIChatModel, make_model
+from assay.models.base import Prompt
 from tests.fakes.llm_server import Completion, ScriptedLLM, ToolCall
 from tests.models.conftest import ANTHROPIC_SECRET, OPENAI_SECRET, anthropic_model, openai_model
 
@@ -126,7 +127,7 @@ def test_urls_for_each_kind_of_base_url() -> None:
         "https://acme.openai.azure.com/openai/deployments/gpt4o/chat/completions"
         "?api-version=2024-10-21"
     )
-    request = azure.build_request([{"role": "user", "content": "x"}], None, "v", 0.0, 50)
+    request = azure.build_request(Prompt([{"role": "user", "content": "x"}], None, "v", 0.0, 50))
     assert request.headers["api-key"] == "k"
     assert request.body["max_completion_tokens"] == 50 and "max_tokens" not in request.body
     assert anthropic(None).url == "https://api.anthropic.com/v1/messages"
@@ -136,7 +137,9 @@ def test_urls_for_each_kind_of_base_url() -> None:
 
 def test_reasoning_models_on_openai_get_no_temperature() -> None:
     model = OpenAIChatModel(ModelConfig(provider="openai", model="o4-mini"), api_key="k")
-    body = model.build_request([{"role": "user", "content": "x"}], None, "v", 0.0, None).body
+    body = model.build_request(
+        Prompt([{"role": "user", "content": "x"}], None, "v", 0.0, None)
+    ).body
     assert "temperature" not in body
 
 

@@ -2,7 +2,7 @@
 interface over OpenAI-compatible and Anthropic APIs, with a SQLite response cache."""
 
 from assay.models.anthropic import AnthropicChatModel
-from assay.models.base import ChatModel, Message, ModelReply
+from assay.models.base import ChatModel, Message, ModelReply, Prompt
 from assay.models.cache import DEFAULT_CACHE_PATH, ResponseCache, default_cache_path
 from assay.models.factory import api_key_for, make_model
 from assay.models.openai import OpenAIChatModel
@@ -15,6 +15,7 @@ __all__ = [
     "Message",
     "ModelReply",
     "OpenAIChatModel",
+    "Prompt",
     "ResponseCache",
     "api_key_for",
     "cost_usd",

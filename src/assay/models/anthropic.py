@@ -7,10 +7,9 @@ with ``tool_choice``; the tool call's input is the reply.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.models.base import ChatModel, Message, RawReply, Request
+from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
@@ -27,14 +26,9 @@ class AnthropicChatModel(ChatModel):
         base = self.base_url.rstrip("/")
         return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
-    def build_request(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-    ) -> Request:
+    def build_request(self, prompt: Prompt) -> Request:
+        messages, schema, schema_name = prompt.messages, prompt.schema, prompt.schema_name
+        temperature, max_tokens = prompt.temperature, prompt.max_tokens
         headers = {"Content-Type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         if self._api_key:
             headers["x-api-key"] = self._api_key

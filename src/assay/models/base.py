@@ -64,6 +64,18 @@ class ModelReply:
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """One request with its defaults resolved: what a provider turns into HTTP and the
+    cache into a key."""
+
+    messages: list[dict[str, str]]
+    schema: dict[str, Any] | None
+    schema_name: str
+    temperature: float
+    max_tokens: int | None
+
+
+@dataclass(frozen=True)
 class Request:
     """An HTTP request a provider builds."""
 
@@ -124,14 +136,7 @@ class ChatModel(ABC):
     # -- what a provider defines -------------------------------------------------------
 
     @abstractmethod
-    def build_request(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-    ) -> Request: ...
+    def build_request(self, prompt: Prompt) -> Request: ...
 
     @abstractmethod
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply: ...
@@ -151,38 +156,36 @@ class ChatModel(ABC):
         """One chat completion. ``schema`` asks for JSON conforming to it (structured
         output where the API has it). ``sample`` > 0 makes a distinct cache entry, for
         drawing several samples of one request. Raises JudgeError when the call fails."""
-        temp = self.config.temperature if temperature is None else temperature
-        tokens = max_tokens if max_tokens is not None else self.config.max_tokens
-        msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+        prompt = Prompt(
+            messages=[{"role": str(m["role"]), "content": str(m["content"])} for m in messages],
+            schema=schema,
+            schema_name=schema_name,
+            temperature=self.config.temperature if temperature is None else temperature,
+            max_tokens=max_tokens if max_tokens is not None else self.config.max_tokens,
+        )
         if self.cache is None:
-            return await self._call(msgs, schema, schema_name, temp, tokens)
-        key = self.cache_key(msgs, schema, schema_name, temp, tokens, sample)
+            return await self._call(prompt)
+        key = self.cache_key(prompt, sample)
         task = self._inflight.get(key)
         if task is None:  # identical concurrent requests share one call
-            call = self._cached_call(key, msgs, schema, schema_name, temp, tokens)
-            task = asyncio.ensure_future(call)
+            task = asyncio.ensure_future(self._cached_call(key, prompt))
             self._inflight[key] = task
             task.add_done_callback(lambda t: self._settle(key, t))
         return await asyncio.shield(task)
 
-    def cache_key(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-        sample: int = 0,
-    ) -> str:
+    def cache_key(self, prompt: Prompt, sample: int = 0) -> str:
         return cache_key(
             {
                 "provider": self.provider,
                 "base_url": self.base_url,
                 "model": self.config.model,
-                "parameters": {"temperature": temperature, "max_tokens": max_tokens},
-                "schema": schema,
-                "schema_name": schema_name if schema is not None else None,
-                "messages": [dict(m) for m in messages],
+                "parameters": {
+                    "temperature": prompt.temperature,
+                    "max_tokens": prompt.max_tokens,
+                },
+                "schema": prompt.schema,
+                "schema_name": prompt.schema_name if prompt.schema is not None else None,
+                "messages": prompt.messages,
                 "sample": sample,
             }
         )
@@ -192,35 +195,21 @@ class ChatModel(ABC):
         if not task.cancelled():
             task.exception()  # retrieved here, so a failure nobody awaits is not logged
 
-    async def _cached_call(
-        self,
-        key: str,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-    ) -> ModelReply:
+    async def _cached_call(self, key: str, prompt: Prompt) -> ModelReply:
         assert self.cache is not None
         hit = await self.cache.get(key)
         if hit is not None:
             reply = ModelReply.from_cache(hit)
-            if schema is None or schema_problem(reply.parsed, schema) is None:
+            if prompt.schema is None or schema_problem(reply.parsed, prompt.schema) is None:
                 return reply
-        reply = await self._call(messages, schema, schema_name, temperature, max_tokens)
+        reply = await self._call(prompt)
         if reply.parse_error is None:
             await self.cache.put(key, reply.to_cache())
         return reply
 
-    async def _call(
-        self,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-    ) -> ModelReply:
-        request = self.build_request(messages, schema, schema_name, temperature, max_tokens)
+    async def _call(self, prompt: Prompt) -> ModelReply:
+        schema = prompt.schema
+        request = self.build_request(prompt)
         started = time.perf_counter()
         data = await post_json(
             self._http(),
@@ -233,7 +222,7 @@ class ChatModel(ABC):
             limiter=self._limiter,
         )
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        raw = self.read_reply(data, schema_name)
+        raw = self.read_reply(data, prompt.schema_name)
         parsed, problem = None, raw.problem
         if schema is not None and problem is None:
             if raw.structured is not None:

@@ -9,11 +9,10 @@ schema in the prompt, and the reply is checked either way.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from assay.models.base import ChatModel, Message, RawReply, Request
+from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -42,14 +41,9 @@ class OpenAIChatModel(ChatModel):
         """OpenAI's or Azure's own API (which want ``max_completion_tokens``)."""
         return self.base_url.startswith(OPENAI_BASE_URL) or self.is_azure
 
-    def build_request(
-        self,
-        messages: Sequence[Message],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        temperature: float,
-        max_tokens: int | None,
-    ) -> Request:
+    def build_request(self, prompt: Prompt) -> Request:
+        messages, schema, schema_name = prompt.messages, prompt.schema, prompt.schema_name
+        temperature, max_tokens = prompt.temperature, prompt.max_tokens
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
