@@ -38,8 +38,23 @@ async def test_the_judge_key_appears_in_no_result_and_no_log(
     assert errors[2] is None and results[2].retry_count == 1 and results[2].score == 0.75
     for result in results:
         assert JUDGE_SECRET not in result.model_dump_json()
+    assert results[2].reasoning == "the key is ***"
     assert any("timeout" in r.getMessage() for r in caplog.records)
     for record in caplog.records:
         assert JUDGE_SECRET not in record.getMessage()
     header = "x-api-key" if provider == "anthropic" else "Authorization"
     assert all(JUDGE_SECRET in r.headers[header] for r in llm.requests)  # sent where due
+
+
+async def test_a_secret_quoted_in_per_turn_reasons_is_masked(llm: ScriptedLLM) -> None:
+    from assay.metrics.base import ConversationContext, Exchange
+
+    turns = [{"turn": 1, "relevant": True, "reason": f"repeats {JUDGE_SECRET}"}]
+    llm.queue(verdict(turns=turns))
+    conv = ConversationContext("t", (Exchange("hi", "hello"),), multi_turn=True)
+    async with judge_for(llm) as judge:
+        conv = ConversationContext("t", conv.turns, judge=judge, multi_turn=True)
+        result = await metric("turn_relevancy").evaluate_conversation(conv)
+    assert result.score == 1.0
+    assert JUDGE_SECRET not in result.model_dump_json()
+    assert (result.details or {})["turns"][0]["reason"] == "repeats ***"
