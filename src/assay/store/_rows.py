@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
@@ -19,8 +18,9 @@ def _tokens(usage: TokenUsage | None) -> int | None:
     return usage.total_tokens if usage is not None else None
 
 
-def test_row(run_id: str, position: int, result: TestResult) -> Row:
+def test_row(test_id: int, run_id: str, position: int, result: TestResult) -> Row:
     return {
+        "id": test_id,
         "run_id": run_id,
         "position": position,
         "test_name": result.test_name,
@@ -37,26 +37,30 @@ def test_row(run_id: str, position: int, result: TestResult) -> Row:
     }
 
 
-def _turns(result: TestResult) -> list[TurnResult]:
-    """The turns as stored: a result without a ``turns`` list is its own turn 0."""
-    if result.turns:
-        return result.turns
-    return [
-        TurnResult.model_construct(
-            turn_index=0,
-            input=result.test_input,
-            response=result.agent_response,
-            ground_truth=result.ground_truth,
-            tool_invocations=result.tool_invocations,
-            tools_matched=result.tools_matched,
-            metric_results=[],  # a single-turn test's metrics are stored at test level
-            passed=result.passed,
-            execution_time_ms=result.execution_time_ms,
-            token_usage=result.token_usage,
-            errors=result.errors,
-            skipped=False,
+def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
+    """A turn's row; a result without a ``turns`` list is stored as its own turn 0."""
+    if isinstance(source, TurnResult):
+        index, text, response, skipped = (
+            source.turn_index,
+            source.input,
+            source.response,
+            source.skipped,
         )
-    ]
+    else:
+        index, text, response, skipped = 0, source.test_input, source.agent_response, False
+    return {
+        "test_result_id": test_id,
+        "turn_index": index,
+        "input": clean(text),
+        "response": clean(response),
+        "ground_truth": clean(source.ground_truth),
+        "passed": source.passed,
+        "skipped": skipped,
+        "tools_matched": source.tools_matched,
+        "execution_time_ms": source.execution_time_ms,
+        "total_tokens": _tokens(source.token_usage),
+        "errors": source.errors,
+    }
 
 
 def _metric_row(test_id: int, seq: int, turn: int | None, metric: MetricResult) -> Row:
@@ -92,29 +96,20 @@ def _tool_row(test_id: int, turn: int, index: int, call: ToolInvocation) -> Row:
 def child_rows(
     test_id: int, result: TestResult, turns: list[Row], metrics: list[Row], tools: list[Row]
 ) -> None:
-    """Append the turn, metric and tool-invocation rows of one stored result."""
-    scoped: list[tuple[int | None, Iterable[MetricResult]]] = [(None, result.metric_results)]
-    for turn in _turns(result):
-        turns.append(
-            {
-                "test_result_id": test_id,
-                "turn_index": turn.turn_index,
-                "input": clean(turn.input),
-                "response": clean(turn.response),
-                "ground_truth": clean(turn.ground_truth),
-                "passed": turn.passed,
-                "skipped": turn.skipped,
-                "tools_matched": turn.tools_matched,
-                "execution_time_ms": turn.execution_time_ms,
-                "total_tokens": _tokens(turn.token_usage),
-                "errors": turn.errors,
-            }
-        )
+    """Append the turn, metric and tool-invocation rows of one stored result. A single-turn
+    result's metrics are stored at test level only (turn_index NULL), like every rolled-up
+    result; a multi-turn result's turns add their own, with their turn_index."""
+    scoped: list[tuple[int | None, list[MetricResult]]] = [(None, result.metric_results)]
+    sources: list[TestResult | TurnResult] = list(result.turns) if result.turns else [result]
+    for source in sources:
+        row = _turn_row(test_id, source)
+        turns.append(row)
         tools.extend(
-            _tool_row(test_id, turn.turn_index, i, call)
-            for i, call in enumerate(turn.tool_invocations)
+            _tool_row(test_id, row["turn_index"], i, call)
+            for i, call in enumerate(source.tool_invocations)
         )
-        scoped.append((turn.turn_index, turn.metric_results))
+        if isinstance(source, TurnResult):
+            scoped.append((source.turn_index, source.metric_results))
     seq = 0
     for turn_index, metric_list in scoped:
         for metric in metric_list:

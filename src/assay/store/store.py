@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, insert, select, update
+from sqlalchemy import URL, Connection, Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
-from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url
+from assay.store._engine import bulk_insert, create_store_engine, mask_url, migrate, resolve_url
 from assay.store._engine import write_connection as _write
 from assay.store._records import (
     RUN_STATUSES,
@@ -60,6 +60,19 @@ def _db_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise store._failure(exc) from exc
 
     return wrapper
+
+
+def _reserve_ids(conn: Connection, count: int) -> list[int]:
+    """Ids for ``count`` new test results, taken before inserting them, so that their turn,
+    metric and tool rows can be built without reading the ids back."""
+    if conn.dialect.name == "postgresql":
+        query = text(
+            "SELECT nextval(pg_get_serial_sequence(:table, 'id')) FROM generate_series(1, :n)"
+        )
+        return list(conn.execute(query, {"table": test_results.name, "n": count}).scalars())
+    # SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), so max(id) is ours.
+    top = conn.execute(select(func.coalesce(func.max(test_results.c.id), 0))).scalar_one()
+    return list(range(top + 1, top + 1 + count))
 
 
 def _check_status(status: str) -> None:
@@ -126,19 +139,22 @@ class Store:
                 self._insert(conn, run_id, fresh)
 
     def _insert(self, conn: Connection, run_id: str, fresh: list[tuple[int, TestResult]]) -> None:
-        rows = [test_row(run_id, position, result) for position, result in fresh]
-        returning = insert(test_results).returning(test_results.c.id, sort_by_parameter_order=True)
-        ids = conn.execute(returning, rows).scalars().all()
+        rows: list[Row] = []
         turns: list[Row] = []
         metrics: list[Row] = []
         tools: list[Row] = []
-        for test_id, (_, result) in zip(ids, fresh, strict=True):
+        for test_id, (position, result) in zip(_reserve_ids(conn, len(fresh)), fresh, strict=True):
+            rows.append(test_row(test_id, run_id, position, result))
             child_rows(test_id, result, turns, metrics, tools)
-        for table, child in ((turn_results, turns), (metric_results, metrics)):
-            if child:
-                conn.execute(insert(table), child)
-        if tools:
-            conn.execute(insert(tool_invocations), tools)
+        # no RETURNING needed: the ids are known
+        for table, batch in (
+            (test_results, rows),
+            (turn_results, turns),
+            (metric_results, metrics),
+            (tool_invocations, tools),
+        ):
+            if batch:
+                bulk_insert(conn, table, batch)
         passed = sum(1 for _, result in fresh if result.passed)
         conn.execute(
             update(runs)
