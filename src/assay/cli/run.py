@@ -1,8 +1,8 @@
-"""``assay run``: run a suite (and/or datasets) against a target, report, store, exit 0/1/2/3."""
+"""``assay run``: run a suite (and/or datasets) against a target, store every result, report,
+and exit 0 (all passed), 1 (some failed), 2 (invalid input), 3 (could not execute)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
@@ -11,8 +11,10 @@ from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
 from assay.reporters import format_for_path, render, write_report
-from assay.runner import RunOptions, execute_run
-from assay.runner.plan import RunPlan, plan_run
+from assay.runner import RunJob, RunRequest
+from assay.store import open_store
+
+EXIT_INTERRUPTED = 130
 
 
 @app.command()
@@ -20,39 +22,66 @@ from assay.runner.plan import RunPlan, plan_run
 def run(
     suite: Path | None = typer.Argument(None, help="the suite file (YAML)"),
     dataset: list[Path] = typer.Option([], "--dataset", help="a CSV/XLSX/JSONL file of tests"),
-    target: str | None = typer.Option(None, "--target", help="URL or module:function"),
+    target: str | None = typer.Option(None, "--target", help="a URL or module:function"),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1),
-    repeat: int | None = typer.Option(None, "--repeat", min=1),
-    limit: int | None = typer.Option(None, "--limit", min=1),
+    repeat: int | None = typer.Option(None, "--repeat", min=1, help="run each test K times"),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="run the first N tests"),
     out: list[Path] = typer.Option([], "--out", help="write a report here (repeatable)"),
     fmt: list[str] = typer.Option([], "--format", help="json|markdown|junit|html (repeatable)"),
+    store: str | None = typer.Option(
+        None, "--store", help="sqlite:///... or postgresql+psycopg://..."
+    ),
+    resume: str | None = typer.Option(None, "--resume", help="re-run what RUN_ID did not finish"),
+    executor: str = typer.Option("local", "--executor", help="local"),
     judge: str | None = typer.Option(None, "--judge", help="PROVIDER:MODEL"),
+    judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="bypass the judge response cache"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
 ) -> None:
     """Run a suite and report per-turn results."""
-    plan: RunPlan = plan_run(suite, dataset, target, judge)
+    if executor != "local":
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "--executor",
+                    (
+                        f"the {executor!r} executor is not available in this build; "
+                        "use --executor local"
+                    ),
+                )
+            ]
+        )
+    if suite is None and not dataset and resume is None:
+        raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     outputs = _outputs(out, fmt)
-    execution = plan.suite.execution
-    options = RunOptions(
-        concurrency=concurrency or execution.concurrency,
-        repeat=repeat or execution.repeat,
-        turn_timeout_s=execution.turn_timeout_s,
-        limit=limit,
+    request = RunRequest(
+        suite, list(dataset), target, judge, judge_base_url, concurrency, repeat, limit, no_cache
     )
-    outcome = asyncio.run(
-        execute_run(plan.cases, plan.make_target(), options, plan.suite.name, plan.snapshot)
-    )
-    report = outcome.report
-    to_stdout = [f for p, f in outputs if p is None]
-    console = err_console if to_stdout else out_console
-    print_summary(report.run, report.summary, report.results, console, quiet)
-    for path, f in outputs:
-        if path is None:
-            typer.echo(render(report, f), nl=False)
-        else:
-            write_report(report, path, f)
-            console.print(f"wrote {path}")
-    raise typer.Exit(0 if outcome.all_passed else 1)
+    opened = open_store(store)
+    try:
+        job = RunJob(opened, request, resume=resume, progress=not quiet)
+        outcome = job.execute()
+        to_stdout = any(path is None for path, _ in outputs)
+        console = err_console if to_stdout else out_console
+        print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet)
+        if outcome.interrupted:
+            err_console.print(
+                f"interrupted: {outcome.summary.total_tests} tests stored; resume with "
+                f"[bold]assay run --resume {outcome.run.id[:12]}[/]"
+            )
+            raise typer.Exit(EXIT_INTERRUPTED)
+        if outputs:
+            report = opened.load_report(outcome.run.id)
+            for path, f in outputs:
+                if path is None:
+                    typer.echo(render(report, f), nl=False)
+                else:
+                    write_report(report, path, f)
+                    console.print(f"wrote {path}")
+    finally:
+        opened.close()
+    raise typer.Exit(0 if outcome.summary.failed == 0 else 1)
 
 
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:

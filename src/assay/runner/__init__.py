@@ -1,14 +1,15 @@
-"""The runner: scheduling conversations against a target and collecting their results."""
+"""The runner: scheduling conversations against a target and recording their results."""
 
 from assay.runner.conversation import CaseSettings, run_case
-from assay.runner.execute import RunOptions, RunOutcome, execute_run
+from assay.runner.job import JobOutcome, RunJob
+from assay.runner.request import RunRequest
 from assay.runner.scheduler import run_cases, run_one
 
 __all__ = [
     "CaseSettings",
-    "RunOptions",
-    "RunOutcome",
-    "execute_run",
+    "JobOutcome",
+    "RunJob",
+    "RunRequest",
     "run_case",
     "run_cases",
     "run_one",

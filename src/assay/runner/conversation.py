@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 from collections.abc import Sequence
@@ -33,9 +34,14 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+_conversations = itertools.count(1)
+_PROCESS_TAG = uuid.uuid4().hex[:8]
+
+
 def new_session_id(run_id: str) -> str:
-    """A fresh id per conversation per run, so re-runs never share agent state."""
-    return f"assay-{run_id[:8]}-{uuid.uuid4().hex[:12]}" if run_id else f"assay-{uuid.uuid4().hex}"
+    """A fresh id per conversation per run, so re-runs (and resumes) never share agent
+    state: the run, this process and a counter, with no per-turn randomness to pay for."""
+    return f"assay-{run_id[:12]}-{_PROCESS_TAG}-{next(_conversations)}"
 
 
 async def score_turn(
@@ -118,7 +124,8 @@ async def run_case(
             reply: Reply | None = None
             t0 = time.perf_counter()
             try:
-                reply = await asyncio.wait_for(session.send(request), settings.turn_timeout_s)
+                async with asyncio.timeout(settings.turn_timeout_s):
+                    reply = await session.send(request)
             except SessionLost as exc:
                 errors.append(f"session lost: {exc}")
                 lost = f"the agent lost the session at turn {index}"

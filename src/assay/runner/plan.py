@@ -23,6 +23,7 @@ class RunPlan:
     judge: ModelConfig | None = None
     snapshot: dict[str, Any] = field(default_factory=dict)
     source: str = "options"  # the suite file, for messages
+    files: list[Path] = field(default_factory=list)  # the suite and dataset files read
 
     def make_target(self) -> Target:
         return make_target(
@@ -59,12 +60,15 @@ def plan_run(
     REDACTOR.add(*loaded.secrets)
     suite = loaded.suite
     cases = list(loaded.cases)
+    files = [suite_path] if suite_path else []
     if suite.datasets or datasets:
         from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
 
     for ds in suite.datasets:
+        files.append(loaded.base_dir / ds)
         cases.extend(dataset_cases(loaded.base_dir / ds, suite, ds))
     for ds_path in datasets:
+        files.append(ds_path)
         cases.extend(dataset_cases(ds_path, suite, str(ds_path)))
     _check_unique_names(cases)
     target = parse_target_option(target_option) if target_option else suite.target
@@ -83,7 +87,7 @@ def plan_run(
         }
     )
     source = str(suite_path) if suite_path and not target_option else "options"
-    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source)
+    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source, files)
 
 
 def _check_unique_names(cases: list[TestCase]) -> None:

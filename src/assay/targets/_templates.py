@@ -88,6 +88,9 @@ def compile_text(source: str, where: str) -> Compiled:
 
 def _compile_expression(expr: str, where: str) -> Compiled:
     uses = _check_variables("{{" + expr + "}}", where)
+    name = expr.strip()
+    if name in VARIABLES:  # "{{ input }}": a plain lookup, the hot path's usual case
+        return Compiled(lambda ctx: ctx[name], uses, False)
     try:
         evaluate = _ENV.compile_expression(expr, undefined_to_none=False)
     except jinja2.TemplateSyntaxError as exc:

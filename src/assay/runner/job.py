@@ -1,0 +1,209 @@
+"""One ``assay run`` from request to stored results: plan, store, run, summarise.
+
+Every finished test is written to the store as it finishes (in batches, from a thread), so
+memory does not grow with the number of tests and a run killed at any moment loses nothing
+that was written; ``--resume`` re-runs only the tests without a stored result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.cases.models import TestCase
+from assay.errors import ConfigError, Problem
+from assay.results.models import ReportSummary, RunInfo, TestResult
+from assay.results.rollup import SummaryBuilder
+from assay.runner.conversation import CaseSettings, now_iso
+from assay.runner.plan import RunPlan, plan_run
+from assay.runner.progress import RunProgress
+from assay.runner.request import RunRequest, fingerprint
+from assay.runner.scheduler import run_cases
+from assay.runner.writer import BackgroundWriter
+from assay.store import Store
+from assay.targets.base import Target
+from assay.version import __version__
+
+# The terminal table shows every test of a small run, or up to this many that did not pass.
+SHOWN_ROWS = 50
+
+
+@dataclass
+class JobOutcome:
+    run: RunInfo
+    summary: ReportSummary
+    shown: list[TestResult]  # what the terminal table lists, in test order
+    interrupted: bool = False
+    new_results: int = 0
+
+
+@dataclass
+class _Shown:
+    """Keeps the few results the terminal table needs, not every result of a big run."""
+
+    total: int
+    kept: dict[int, TestResult] = field(default_factory=dict)
+
+    def add(self, position: int, result: TestResult) -> None:
+        if self.total <= SHOWN_ROWS or (not result.passed and len(self.kept) < SHOWN_ROWS):
+            self.kept[position] = result
+
+    def ordered(self) -> list[TestResult]:
+        return [self.kept[k] for k in sorted(self.kept)]
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
+def _work(
+    cases: list[TestCase], repeat: int, skip: set[tuple[str, int]]
+) -> list[tuple[int, TestCase, int]]:
+    return [
+        (i * repeat + r, case, r)
+        for i, case in enumerate(cases)
+        for r in range(repeat)
+        if (case.name, r) not in skip
+    ]
+
+
+class RunJob:
+    """A planned run bound to a store: ``execute`` runs what is left and records it."""
+
+    def __init__(
+        self,
+        store: Store,
+        request: RunRequest,
+        resume: str | None = None,
+        judge: Any = None,
+        progress: bool = True,
+    ) -> None:
+        self.store = store
+        self.judge = judge
+        self.progress = progress
+        self.resume_id: str | None = None
+        stored_fingerprint: str | None = None
+        if resume is not None:
+            self.resume_id = store.resolve_run_id(resume)
+            inputs = store.run_inputs(self.resume_id)
+            request = RunRequest.from_inputs(inputs.get("request") or {}).resumed_with(
+                request, self.resume_id
+            )
+            stored_fingerprint = inputs.get("fingerprint")
+        self.request = request
+        self.plan: RunPlan = plan_run(
+            request.suite, request.datasets, request.target, request.judge
+        )
+        self.fingerprint = fingerprint(self.plan.files)
+        if self.resume_id and stored_fingerprint and stored_fingerprint != self.fingerprint:
+            raise ConfigError(
+                [
+                    Problem(
+                        "options",
+                        "--resume",
+                        (
+                            f"the suite or dataset files changed since run {self.resume_id[:12]} "
+                            "started, so its stored results would not match; start a new run"
+                        ),
+                    )
+                ]
+            )
+        execution = self.plan.suite.execution
+        self.repeat = request.repeat or execution.repeat
+        self.concurrency = request.concurrency or execution.concurrency
+        self.cases = self.plan.cases[: request.limit] if request.limit else self.plan.cases
+
+    def _start_run(self, target: Target) -> tuple[RunInfo, set[tuple[str, int]]]:
+        if self.resume_id is not None:
+            run = self.store.get_run(self.resume_id)
+            assert run is not None  # resolve_run_id found it
+            self.store.set_status(run.id, "running")
+            return run, self.store.completed_keys(run.id)
+        run = RunInfo(
+            id=uuid.uuid4().hex,
+            suite_name=self.plan.suite.name,
+            status="running",
+            started_at=now_iso(),
+            assay_version=__version__,
+            git_commit=git_commit(),
+            target=target.description or None,
+            config=self.plan.snapshot,
+        )
+        inputs = {"request": self.request.to_inputs(), "fingerprint": self.fingerprint}
+        self.store.create_run(run, self.fingerprint, inputs)
+        return run, set()
+
+    def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: _Shown) -> None:
+        """A resumed run's summary starts from the results already stored."""
+        positions = {
+            (case.name, r): i * self.repeat + r
+            for i, case in enumerate(self.cases)
+            for r in range(self.repeat)
+        }
+        for result in self.store.iter_results(run.id):
+            builder.add(result)
+            shown.add(positions.get((result.test_name, result.repeat_index), 0), result)
+
+    def execute(self) -> JobOutcome:
+        target = self.plan.make_target()
+        run, done = self._start_run(target)
+        work = _work(self.cases, self.repeat, done)
+        builder = SummaryBuilder(self.repeat)
+        shown = _Shown(len(self.cases) * self.repeat)
+        if done:
+            self._seed(run, builder, shown)
+        writer = BackgroundWriter(lambda batch: self.store.add_results(run.id, batch))
+        settings = CaseSettings(
+            turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
+            judge=self.judge,
+            run_id=run.id,
+        )
+        status = "failed"
+        try:
+            with RunProgress(len(work), enabled=self.progress) as progress:
+
+                def on_result(position: int, result: TestResult) -> None:
+                    writer.add(position, result)
+                    builder.add(result)
+                    shown.add(position, result)
+                    progress.advance(result)
+
+                asyncio.run(self._drive(target, iter(work), settings, on_result))
+            status = "completed"
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            try:
+                writer.close()  # every result handed over is written before the status
+            finally:
+                summary = builder.build()
+                if status == "completed" or status == "interrupted":
+                    run.status = status  # type: ignore[assignment]
+                    run.finished_at = now_iso()
+                    self.store.finish_run(run.id, run.status, summary, run.finished_at)
+                else:
+                    self.store.set_status(run.id, "failed")
+        return JobOutcome(run, summary, shown.ordered(), status == "interrupted", writer.written)
+
+    async def _drive(
+        self,
+        target: Target,
+        work: Iterator[tuple[int, TestCase, int]],
+        settings: CaseSettings,
+        on_result: Any,
+    ) -> None:
+        await target.start()
+        try:
+            await run_cases(work, target, settings, self.concurrency, on_result)
+        finally:
+            await target.aclose()
