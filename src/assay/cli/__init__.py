@@ -1,6 +1,14 @@
 """The ``assay`` command line: one module per command, all registered on ``app``."""
 
-from assay.cli import run, schema, validate  # noqa: F401  (registers the commands)
+from assay.cli import (  # noqa: F401  (registers the commands)
+    diff,
+    judge,
+    report,
+    run,
+    runs,
+    schema,
+    validate,
+)
 from assay.cli.app import app
 
 
