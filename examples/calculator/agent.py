@@ -18,15 +18,21 @@ def respond(query: str, session_id: str) -> dict[str, Any]:
     text = query.lower()
     year_match = re.search(r"\b(20\d\d)\b", text)
     if "capital of france" in text:
-        return {"response": "Paris", "tool_invocations": [_call("lookup", {"q": "France"}, "Paris")]}
+        return {
+            "response": "Paris",
+            "tool_invocations": [_call("lookup", {"q": "France"}, "Paris")],
+        }
     if "revenue" in text and year_match:
         year = int(year_match.group(1))
         _memory[session_id] = year
         value = REVENUE.get(year)
         call = _call("lookup_revenue", {"year": year}, value)
         answer = f"{value:,.0f}" if value is not None else "unknown"
-        return {"response": answer, "tool_invocations": [call],
-                "token_usage": {"prompt_tokens": len(query.split()), "completion_tokens": 1}}
+        return {
+            "response": answer,
+            "tool_invocations": [call],
+            "token_usage": {"prompt_tokens": len(query.split()), "completion_tokens": 1},
+        }
     if "change" in text or "difference" in text:
         year = _memory.get(session_id)
         if year is None:

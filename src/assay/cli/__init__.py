@@ -1,6 +1,8 @@
 """The ``assay`` command line: one module per command, all registered on ``app``."""
 
 from assay.cli import (  # noqa: F401  (registers the commands)
+    agent,
+    demo,
     diff,
     judge,
     report,

@@ -1,0 +1,61 @@
+"""``assay demo``: run the travel example against the built-in agent, store it, show it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from assay.cli.app import app, out_console, user_errors
+from assay.cli.summary import print_summary
+from assay.errors import ConfigError, Problem
+from assay.reporters import write_report
+from assay.reporters.view import display_name, why_failed
+from assay.runner import RunJob, RunRequest
+from assay.store import open_store
+
+SUITE = Path("examples") / "travel" / "suite.yaml"
+REPORT = Path(".assay") / "demo-report.html"
+
+
+def find_suite() -> Path:
+    """The example suite: under the current folder, or in the source tree assay runs from."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[3]):
+        if (root / SUITE).is_file():
+            return root / SUITE
+    raise ConfigError(
+        [Problem("options", str(SUITE), "not found; run assay demo from the assay repository")]
+    )
+
+
+@app.command()
+@user_errors
+def demo(
+    store: str | None = typer.Option(None, "--store", help="where to store the run"),
+) -> None:
+    """Test the built-in travel agent with the example suite (no API key needed)."""
+    suite = find_suite()
+    out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
+    opened = open_store(store)
+    try:
+        outcome = RunJob(opened, RunRequest(suite=suite), progress=True).execute()
+        print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
+        failing = [r for r in outcome.shown if not r.passed]
+        if failing:
+            out_console.print("\n[bold]why the failing tests failed, turn by turn[/]")
+            for result in failing:
+                out_console.print(f"[red]✗[/] {escape(display_name(result))}")
+                for reason in why_failed(result):
+                    out_console.print(f"    {escape(reason)}")
+        report = opened.load_report(outcome.run.id)
+        write_report(report, REPORT, "html")
+    finally:
+        opened.close()
+    run_id = outcome.run.id[:12]
+    out_console.print(
+        f"\nstored as run {run_id} in {opened.url}\n"
+        f"open the HTML report: {REPORT.resolve()}\n"
+        f"list stored runs: assay runs · render one: assay report {run_id} --format markdown\n"
+        "the agent's flaws are by design: see `assay agent travel --help` and assay/demo"
+    )
