@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
-from assay.results.rollup import SummaryBuilder
+from assay.results.rollup import summarize
 from assay.store._engine import bulk_insert, create_store_engine, mask_url, migrate, resolve_url
 from assay.store._engine import write_connection as _write
 from assay.store._records import (
@@ -301,10 +301,7 @@ class Store:
         if row.summary is not None:
             summary = ReportSummary.model_validate_json(row.summary)
         else:
-            builder = SummaryBuilder()
-            for result in results:
-                builder.add(result)
-            summary = builder.build()
+            summary = summarize(results)
         return Report(run=self._run_info(row), results=results, summary=summary)
 
     @_db_errors
