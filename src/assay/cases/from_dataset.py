@@ -3,12 +3,14 @@ scripted multi-turn test in one agent session, each turn with its own Answer and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from assay.cases.compile import Compiler
 from assay.cases.models import TestCase, Turn
 from assay.config import Suite
 from assay.datasets import Conversation, DatasetRow, load_dataset
+from assay.metrics import build_metric
 from assay.metrics.base import Metric
 from assay.metrics.tools import ExpectedTool, LiteralMatcher
 
@@ -45,12 +47,31 @@ def _name(stem: str, conversation: Conversation) -> str:
     return f"{stem}:{conversation.session_id}"
 
 
-def dataset_cases(path: Path, suite: Suite, label: str) -> list[TestCase]:
+# With a judge model, the judge metrics each column allows join the defaults.
+JUDGE_DEFAULTS = {"answer": "correctness", "context": "groundedness", "question": "relevance"}
+
+
+def default_dataset_metrics(
+    compiler: Compiler, columns: Iterable[str], judge: bool
+) -> tuple[Metric, ...]:
+    """equality where there is an Answer; with a judge, the judge metrics the columns allow."""
+    metrics = compiler.defaults
+    if judge:
+        present = set(columns)
+        metrics += tuple(
+            build_metric(name, {}) for column, name in JUDGE_DEFAULTS.items() if column in present
+        )
+    return metrics
+
+
+def dataset_cases(path: Path, suite: Suite, label: str, judge: bool = False) -> list[TestCase]:
     """Test cases for every conversation of a dataset file; suite metrics apply when the
     suite has them, else the column defaults."""
     dataset = load_dataset(path)
     compiler = Compiler(label)
-    metrics = compiler.metrics(suite.metrics, "metrics") or compiler.defaults
+    metrics = compiler.metrics(suite.metrics, "metrics") or default_dataset_metrics(
+        compiler, dataset.column_map, judge
+    )
     stem = Path(label).stem
     cases = []
     for conv in dataset.conversations:

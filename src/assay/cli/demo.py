@@ -39,7 +39,7 @@ def demo(
     out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
     opened = open_store(store)
     try:
-        outcome = RunJob(opened, RunRequest(suite=suite), progress=True).execute()
+        outcome = RunJob(opened, RunRequest(suite=suite), store_url=store).execute()
         print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
         failing = [r for r in outcome.shown if not r.passed]
         if failing:

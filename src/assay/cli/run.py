@@ -60,7 +60,7 @@ def run(
     )
     opened = open_store(store)
     try:
-        job = RunJob(opened, request, resume=resume, progress=not quiet)
+        job = RunJob(opened, request, resume=resume, progress=not quiet, store_url=store)
         outcome = job.execute()
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console

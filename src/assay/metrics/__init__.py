@@ -5,6 +5,7 @@ from assay.metrics import (  # noqa: F401
     code_grader,
     comparison,
     cost,
+    judge,
     matching,
     performance,
     rouge,

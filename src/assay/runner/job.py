@@ -12,7 +12,7 @@ import subprocess
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
@@ -27,6 +27,9 @@ from assay.runner.writer import BackgroundWriter
 from assay.store import Store
 from assay.targets.base import Target
 from assay.version import __version__
+
+if TYPE_CHECKING:
+    from assay.models import ChatModel, ResponseCache
 
 # The terminal table shows every test of a small run, or up to this many that did not pass.
 SHOWN_ROWS = 50
@@ -85,11 +88,11 @@ class RunJob:
         store: Store,
         request: RunRequest,
         resume: str | None = None,
-        judge: Any = None,
         progress: bool = True,
+        store_url: str | None = None,
     ) -> None:
         self.store = store
-        self.judge = judge
+        self.store_url = store_url
         self.progress = progress
         self.resume_id: str | None = None
         stored_fingerprint: str | None = None
@@ -102,7 +105,7 @@ class RunJob:
             stored_fingerprint = inputs.get("fingerprint")
         self.request = request
         self.plan: RunPlan = plan_run(
-            request.suite, request.datasets, request.target, request.judge
+            request.suite, request.datasets, request.target, request.judge, request.judge_base_url
         )
         self.fingerprint = fingerprint(self.plan.files)
         if self.resume_id and stored_fingerprint and stored_fingerprint != self.fingerprint:
@@ -154,8 +157,25 @@ class RunJob:
             builder.add(result)
             shown.add(positions.get((result.test_name, result.repeat_index), 0), result)
 
+    def _judge(self) -> tuple[ChatModel | None, ResponseCache | None]:
+        """The judge model, built before anything runs so a missing key exits 2."""
+        if self.plan.judge is None:
+            return None, None
+        from assay.models import ResponseCache, default_cache_path, make_model
+
+        cache = None if self.request.no_cache else ResponseCache(default_cache_path(self.store_url))
+        return make_model(self.plan.judge, cache, source=self.plan.source), cache
+
     def execute(self) -> JobOutcome:
         target = self.plan.make_target()
+        judge, cache = self._judge()
+        try:
+            return self._execute(target, judge)
+        finally:
+            if cache is not None:
+                cache.close()
+
+    def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
         run, done = self._start_run(target)
         work = _work(self.cases, self.repeat, done)
         builder = SummaryBuilder(self.repeat)
@@ -165,7 +185,7 @@ class RunJob:
         writer = BackgroundWriter(lambda batch: self.store.add_results(run.id, batch))
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
-            judge=self.judge,
+            judge=judge,
             run_id=run.id,
         )
         status = "failed"
@@ -178,7 +198,7 @@ class RunJob:
                     shown.add(position, result)
                     progress.advance(result)
 
-                asyncio.run(self._drive(target, iter(work), settings, on_result))
+                asyncio.run(self._drive(target, judge, iter(work), settings, on_result))
             status = "completed"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -198,6 +218,7 @@ class RunJob:
     async def _drive(
         self,
         target: Target,
+        judge: ChatModel | None,
         work: Iterator[tuple[int, TestCase, int]],
         settings: CaseSettings,
         on_result: Any,
@@ -207,3 +228,5 @@ class RunJob:
             await run_cases(work, target, settings, self.concurrency, on_result)
         finally:
             await target.aclose()
+            if judge is not None:
+                await judge.aclose()  # inside the loop that opened its HTTP session

@@ -49,6 +49,7 @@ def plan_run(
     datasets: list[Path],
     target_option: str | None,
     judge_option: str | None,
+    judge_base_url: str | None = None,
 ) -> RunPlan:
     if suite_path is None and not datasets:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
@@ -59,6 +60,9 @@ def plan_run(
         loaded = LoadedSuite(suite=Suite(name=stem), cases=[], path=None, raw={"name": stem})
     REDACTOR.add(*loaded.secrets)
     suite = loaded.suite
+    judge = parse_judge_option(judge_option) if judge_option else suite.judge
+    if judge is not None and judge_base_url:
+        judge = judge.model_copy(update={"base_url": judge_base_url})
     cases = list(loaded.cases)
     files = [suite_path] if suite_path else []
     if suite.datasets or datasets:
@@ -66,10 +70,10 @@ def plan_run(
 
     for ds in suite.datasets:
         files.append(loaded.base_dir / ds)
-        cases.extend(dataset_cases(loaded.base_dir / ds, suite, ds))
+        cases.extend(dataset_cases(loaded.base_dir / ds, suite, ds, judge is not None))
     for ds_path in datasets:
         files.append(ds_path)
-        cases.extend(dataset_cases(ds_path, suite, str(ds_path)))
+        cases.extend(dataset_cases(ds_path, suite, str(ds_path), judge is not None))
     _check_unique_names(cases)
     target = parse_target_option(target_option) if target_option else suite.target
     if target is None:
@@ -77,13 +81,13 @@ def plan_run(
         raise ConfigError(
             [Problem(where, "target", "no target: add target: to the suite, or pass --target")]
         )
-    judge = parse_judge_option(judge_option) if judge_option else suite.judge
     snapshot = redact_config(
         {
             **loaded.raw,
             "datasets": [*suite.datasets, *(str(d) for d in datasets)],
             "target_override": target_option,
             "judge_override": judge_option,
+            "judge_base_url": judge_base_url,
         }
     )
     source = str(suite_path) if suite_path and not target_option else "options"
