@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from assay.metrics.base import Score
 
 _WORD = re.compile(r"\w+")
 QUOTE_LIMIT = 80
@@ -25,3 +29,15 @@ def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
     """A reply quoted in a reason: JSON-style quotes, cut to ``limit`` characters."""
     cut = text if len(text) <= limit else text[: limit - 1] + "…"
     return repr(cut)
+
+
+def no_words_score(
+    predicted: Sequence[str], expected: Sequence[str], details: dict[str, Any] | None = None
+) -> Score | None:
+    """The score of word-overlap metrics when a side has no words: 1 when neither has any,
+    0 when one has; None when both have words and the metric should compute."""
+    if predicted and expected:
+        return None
+    same = not predicted and not expected
+    reason = None if same else "one side has no words"
+    return Score(1.0 if same else 0.0, reasoning=reason, details=details)

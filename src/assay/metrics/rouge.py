@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from assay.metrics._text import words
+from assay.metrics._text import no_words_score, words
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
 
 RougeType = Literal["rouge1", "rouge2", "rougeL"]
@@ -80,13 +80,9 @@ class Rouge(Metric):
         assert isinstance(self.options, RougeOptions)
         kind = self.options.type
         predicted, expected = words(ctx.response), words(ctx.ground_truth)
-        if not predicted or not expected:
-            same = not predicted and not expected
-            return Score(
-                1.0 if same else 0.0,
-                reasoning=None if same else "one side has no words",
-                details={"type": kind},
-            )
+        empty = no_words_score(predicted, expected, {"type": kind})
+        if empty is not None:
+            return empty
         used: RougeType = kind
         if kind == "rouge2" and min(len(predicted), len(expected)) < 2:
             used = "rouge1"  # a one-word text has no bigrams: score its words, not a 0

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein as _Levenshtein
 from sacrebleu.metrics.bleu import BLEU
 
-from assay.metrics._text import normalize, words
+from assay.metrics._text import no_words_score, normalize, words
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
 
 
@@ -86,12 +86,9 @@ class TokenF1(Metric):
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None and ctx.ground_truth is not None
         predicted, expected = words(ctx.response), words(ctx.ground_truth)
-        if not predicted or not expected:
-            same = not predicted and not expected
-            return Score(
-                1.0 if same else 0.0,
-                reasoning=None if same else "one side has no words",
-            )
+        empty = no_words_score(predicted, expected)
+        if empty is not None:
+            return empty
         common = sum((Counter(predicted) & Counter(expected)).values())
         precision, recall = common / len(predicted), common / len(expected)
         f1 = 0.0 if common == 0 else 2 * precision * recall / (precision + recall)

@@ -35,16 +35,21 @@ def keep_prefix(value: str, prefix: int) -> str:
     return f"{value[:prefix]}… ({len(value)} characters)"
 
 
-def _detector(kind: str, pattern: str, prefix: int) -> Detector:
-    return Detector(kind, re.compile(pattern), lambda v: keep_prefix(v, prefix))
+def _detector(kind: str, pattern: str, prefix: int, *hints: str) -> Detector:
+    return Detector(kind, re.compile(pattern), lambda v: keep_prefix(v, prefix), hints=hints)
 
 
 DETECTORS = (
-    _detector("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", 40),
-    _detector("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 7),
-    _detector("stripe_key", r"\b[sr]k_live_[0-9A-Za-z]{20,}", 8),
-    _detector("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 3),
-    _detector("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b", 4),
+    _detector("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", 40, "-----BEGIN"),
+    _detector("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 7, "sk-ant-"),
+    _detector("stripe_key", r"\b[sr]k_live_[0-9A-Za-z]{20,}", 8, "k_live_"),
+    _detector("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 3, "sk-"),
+    _detector(
+        "aws_access_key",
+        r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b",
+        4,
+        *("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"),
+    ),
     Detector(
         "aws_secret_key",
         re.compile(
@@ -53,14 +58,20 @@ DETECTORS = (
         ),
         lambda v: re.split(r"[:=]", v, maxsplit=1)[0] + "=… (40 characters)",
     ),
-    _detector("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})", 4),
+    _detector(
+        "github_token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})",
+        4,
+        *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
     _detector(
         "slack_token",
         r"\bxox[abposr]-[A-Za-z0-9-]{10,}"
         r"|https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
         5,
+        *("xox", "hooks.slack.com"),
     ),
-    _detector("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", 4),
+    _detector("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", 4, "AIza"),
 )
 
 

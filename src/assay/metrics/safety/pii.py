@@ -65,6 +65,7 @@ DETECTORS = (
         "email",
         re.compile(r"(?<![\w.+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
         mask_email,
+        hints=("@",),
     ),
     Detector(
         "iban",
@@ -84,6 +85,7 @@ DETECTORS = (
         "us_ssn",
         re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])"),
         lambda v: mask_keep(v, last=3),
+        hints=("-",),
     ),
     Detector(
         "uk_nino",
@@ -95,10 +97,10 @@ DETECTORS = (
     ),
     Detector(
         "phone",
-        re.compile(
-            r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{2,4}){2,5}(?![\d-])"
+        re.compile(  # the lookahead first lets the engine skip most positions quickly
+            r"(?=[+(\d])(?:(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{2,4}){2,5}(?![\d-])"
             r"|(?<![\w-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d-])"
-            r"|(?<![\w-])0\d{2,4}[ -]\d{3,4}[ -]\d{3,4}(?![\d-])"
+            r"|(?<![\w-])0\d{2,4}[ -]\d{3,4}[ -]\d{3,4}(?![\d-]))"
         ),
         lambda v: mask_keep(v, last=2),
         lambda v: 8 <= sum(c.isdigit() for c in v) <= 15,
