@@ -101,13 +101,15 @@ class ScriptedLLM:
             if reply.delay_s:
                 await asyncio.sleep(reply.delay_s)
             if reply.raw is not None:
-                return web.Response(text=reply.raw, status=reply.status,
-                                    content_type="application/json")
+                return web.Response(
+                    text=reply.raw, status=reply.status, content_type="application/json"
+                )
             if reply.status != 200:
                 headers = {"Retry-After": f"{reply.retry_after:g}"} if reply.retry_after else {}
                 return web.json_response(
                     {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
-                    status=reply.status, headers=headers,
+                    status=reply.status,
+                    headers=headers,
                 )
             reply = Completion(text="ok")
         if api == "anthropic":
@@ -121,8 +123,11 @@ def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.tool_calls:
         message["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
             for i, c in enumerate(reply.tool_calls)
         ]
     return {
@@ -130,11 +135,18 @@ def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "scripted"),
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": reply.prompt_tokens,
-                  "completion_tokens": reply.completion_tokens,
-                  "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
     }
 
 
@@ -145,15 +157,29 @@ async def _openai_stream(
     await resp.prepare(request)
     words = (reply.text or "").split(" ")
     for i, word in enumerate(words):
-        chunk = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
-                 "model": body.get("model", "scripted"),
-                 "choices": [{"index": 0, "delta": {"content": word if i == 0 else " " + word},
-                              "finish_reason": None}]}
+        chunk = {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "model": body.get("model", "scripted"),
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"content": word if i == 0 else " " + word},
+                    "finish_reason": None,
+                }
+            ],
+        }
         await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
-    final = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [],
-             "usage": {"prompt_tokens": reply.prompt_tokens,
-                       "completion_tokens": reply.completion_tokens,
-                       "total_tokens": reply.prompt_tokens + reply.completion_tokens}}
+    final = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "choices": [],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
     await resp.write(f"data: {json.dumps(final)}\n\n".encode())
     await resp.write(b"data: [DONE]\n\n")
     await resp.write_eof()
@@ -165,8 +191,9 @@ def _anthropic_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for i, call in enumerate(reply.tool_calls):
-        content.append({"type": "tool_use", "id": f"toolu_{i}", "name": call.name,
-                        "input": call.arguments})
+        content.append(
+            {"type": "tool_use", "id": f"toolu_{i}", "name": call.name, "input": call.arguments}
+        )
     return {
         "id": "msg_scripted",
         "type": "message",

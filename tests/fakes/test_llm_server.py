@@ -9,8 +9,9 @@ from tests.fakes.llm_server import Completion, Fault, ToolCall, scripted_llm
 
 
 def _post(url: str, body: dict[str, object]) -> tuple[int, dict[str, object], dict[str, str]]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers)
@@ -20,10 +21,18 @@ def _post(url: str, body: dict[str, object]) -> tuple[int, dict[str, object], di
 
 def test_openai_reply_with_tool_call_and_usage() -> None:
     with scripted_llm() as llm:
-        llm.queue(Completion(text=None, tool_calls=[ToolCall("lookup", {"q": "x"})],
-                             prompt_tokens=7, completion_tokens=3))
-        status, body, _ = _post(f"{llm.base_url}/chat/completions",
-                                {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        llm.queue(
+            Completion(
+                text=None,
+                tool_calls=[ToolCall("lookup", {"q": "x"})],
+                prompt_tokens=7,
+                completion_tokens=3,
+            )
+        )
+        status, body, _ = _post(
+            f"{llm.base_url}/chat/completions",
+            {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        )
     assert status == 200
     choice = body["choices"][0]  # type: ignore[index]
     assert choice["message"]["tool_calls"][0]["function"]["name"] == "lookup"

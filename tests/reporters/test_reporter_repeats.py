@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from assay.reporters import render_html, render_junit, render_markdown
-from assay.reporters._view import why_failed
+from assay.reporters.view import why_failed
 from assay.results import MetricResult, Report, summarize
 from tests.reporters.conftest import build_report, failing_multi, passing_single
 
