@@ -26,7 +26,9 @@ lint: install
 	$(BIN)/mypy
 
 bench: install
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python bench/bench_run.py
+	$(BIN)/python bench/bench_validate.py
+	$(BIN)/python bench/bench_metrics.py
 
 clean:
 	rm -rf $(VENV) .assay
