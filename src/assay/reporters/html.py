@@ -10,9 +10,8 @@ markup.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import ValidationError
 
 from assay.reporters.view import (
@@ -58,6 +57,10 @@ def _goal_trace(trace: dict[str, Any] | None) -> GoalTrace | None:
         return None
 
 
+if TYPE_CHECKING:
+    import jinja2
+
+
 def _message_text(message: dict[str, Any] | None) -> str:
     if not message:
         return ""
@@ -66,7 +69,10 @@ def _message_text(message: dict[str, Any] | None) -> str:
 
 
 @cache
-def _environment() -> Environment:
+def _environment() -> jinja2.Environment:
+    # imported here: Jinja2 is only needed when an HTML report is written
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=PackageLoader("assay.reporters", "templates"),
         autoescape=True,
