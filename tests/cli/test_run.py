@@ -128,3 +128,28 @@ def test_target_problems_name_the_suite_and_unreachable_exits_3(
     proc = assay_cli("run", str(path))
     assert proc.returncode == 3
     assert "cannot reach http://127.0.0.1:1/chat: connection refused" in proc.stderr
+
+
+def test_graders_import_from_the_suite_folder_and_equality_says_why(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    (suite_dir / "rev.py").write_text(AGENT)
+    (suite_dir / "graders.py").write_text(
+        "def short(ctx):\n    return {'score': 1.0 if len(ctx.response) < 5 else 0.0,"
+        " 'reason': 'length ' + str(len(ctx.response))}\n"
+    )
+    (suite_dir / "suite.yaml").write_text(
+        "name: s\ntarget: {python: 'rev:respond'}\n"
+        "metrics: [equality, {type: code, grader: 'graders:short', name: short}]\n"
+        "tests: [{name: a, input: abcdef, ground_truth: fedcbX}]\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = assay_cli("run", str(suite_dir / "suite.yaml"), "--out", "r.json", cwd=elsewhere)
+    assert proc.returncode == 1, proc.stderr
+    metrics = json.loads((elsewhere / "r.json").read_text())["results"][0]["metric_results"]
+    by_name = {m["metric_name"]: m for m in metrics}
+    assert by_name["equality"]["reasoning"] == "expected 'fedcbX', got 'fedcba'"
+    assert by_name["short"]["score"] == 0.0 and by_name["short"]["reasoning"] == "length 6"

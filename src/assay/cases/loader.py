@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,4 +127,9 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
 def load_suite(path: str | Path) -> LoadedSuite:
     """Read, check and compile a suite file. Raises ConfigError listing every problem."""
     file = Path(path)
-    return parse_suite(read_yaml(file), str(path), file)
+    raw = read_yaml(file)
+    # code graders and python targets are imported from the suite's folder first
+    folder = str(file.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return parse_suite(raw, str(path), file)

@@ -23,6 +23,13 @@ def parse_number(text: str, *, percent: bool = True, thousands: bool = True) -> 
     return None if found is None else found.value
 
 
+REASON_CLIP = 80  # characters of each text quoted in a mismatch reason
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= REASON_CLIP else text[: REASON_CLIP - 1] + "…"
+
+
 class EqualityOptions(MetricOptions):
     case_insensitive: bool = False
     strip_whitespace: bool = True
@@ -51,9 +58,11 @@ class Equality(Metric):
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None and ctx.ground_truth is not None
         equal = self._normalize(ctx.response) == self._normalize(ctx.ground_truth)
+        if equal:
+            return Score(1.0)
         return Score(
-            1.0 if equal else 0.0,
-            reasoning=None if equal else "response differs from the ground truth",
+            0.0,
+            reasoning=f"expected {_clip(ctx.ground_truth)!r}, got {_clip(ctx.response)!r}",
         )
 
 

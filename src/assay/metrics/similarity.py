@@ -9,7 +9,6 @@ from typing import ClassVar, Literal
 from pydantic import Field
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein as _Levenshtein
-from sacrebleu.metrics.bleu import BLEU
 
 from assay.metrics._text import no_words_score, normalize, words
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
@@ -115,6 +114,8 @@ class Bleu(Metric):
     def __init__(self, options: MetricOptions) -> None:
         super().__init__(options)
         assert isinstance(options, BleuOptions)
+        from sacrebleu.metrics.bleu import BLEU  # a slow import, needed only by bleu
+
         self.bleu = BLEU(
             lowercase=options.lowercase,
             tokenize=options.tokenize,

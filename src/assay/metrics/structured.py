@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import jsonschema
-from jsonschema.validators import validator_for
 from pydantic import ConfigDict, Field, field_validator
 
 from assay.metrics._json import NotJson, load_json
@@ -51,8 +49,10 @@ class JsonSchemaOptions(JsonOptions):
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        import jsonschema  # a slow import, needed only when a schema is given
+
         try:
-            validator_for(value).check_schema(value)
+            jsonschema.validators.validator_for(value).check_schema(value)
         except jsonschema.SchemaError as exc:
             raise ValueError(
                 f"not a valid JSON Schema: {exc.message} (at {_where(exc.absolute_path)})"
@@ -73,6 +73,8 @@ class JsonSchema(Metric):
         super().__init__(options)
         assert isinstance(options, JsonSchemaOptions)
         self.allow_code_fence = options.allow_code_fence
+        from jsonschema.validators import validator_for
+
         self.validator = validator_for(options.json_schema)(options.json_schema)
 
     def measure(self, ctx: MetricContext) -> Score:
