@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +71,24 @@ def test_processes_opening_a_new_store_at_once_all_succeed(store_url: str) -> No
     assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, outcomes, strict=True)] == [
         (0, "0")
     ] * 4, [err for _, err in outcomes]
+
+
+def test_a_new_store_waits_for_a_writer_before_switching_to_wal(tmp_path: Path) -> None:
+    # Switching a file to WAL fails at once, without SQLite's busy wait, while another
+    # connection writes to it: opening must wait for the writer like any other operation.
+    path = tmp_path / "busy.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE other_app (x INTEGER)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other_app VALUES (1)")
+    release = threading.Timer(0.5, writer.execute, ["COMMIT"])
+    release.start()
+    try:
+        with open_store(f"sqlite:///{path}") as store, store._engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        release.join()
+        writer.close()
 
 
 def test_the_default_store_is_a_sqlite_file_under_dot_assay(

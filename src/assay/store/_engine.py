@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
 VERSION_TABLE = "assay_alembic_version"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+WAL_RETRY_S = 0.02
 PG_CONNECT_TIMEOUT_S = 10
 _MIGRATING = threading.Lock()
 PG_MIGRATION_LOCK = 0x61737361_79  # one advisory lock key for every assay migration
@@ -106,11 +109,28 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _use_wal(cursor)
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
     finally:
         cursor.close()
+
+
+def _use_wal(cursor: sqlite3.Cursor) -> None:
+    """Switch the file to WAL (it stays so). The switch needs an exclusive lock and SQLite
+    does not wait for it: "database is locked" comes at once while another process writes,
+    as when several processes create a store together. So retry, for the busy timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            mode = cursor.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            mode = None
+        if mode in ("wal", "memory") or time.monotonic() > deadline:
+            return  # past the deadline, the store still works, in its old journal mode
+        time.sleep(WAL_RETRY_S)
 
 
 def _sqlite_begin(connection: Connection) -> None:
