@@ -9,7 +9,7 @@ database failure surfaces as ``StoreError`` (exit code 3) naming the store, pass
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from pydantic_core import to_jsonable_python
@@ -36,6 +36,13 @@ from assay.store.models import metric_results, runs, test_results, tool_invocati
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
 _KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query
+
+_PG_KEY_PROBE = text(
+    "SELECT t.test_name, t.repeat_index "
+    "FROM unnest(CAST(:names AS text[]), CAST(:repeats AS integer[])) AS k(name, repeat) "
+    f"JOIN {test_results.name} AS t ON t.run_id = :run_id "
+    "AND t.test_name = k.name AND t.repeat_index = k.repeat"
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -133,7 +140,7 @@ class Store:
             # (SQLite's BEGIN IMMEDIATE already serialises every writer).
             if conn.execute(self._run_row(run_id).with_for_update()).first() is None:
                 raise RunNotFound(run_id, self.url)
-            stored = self._stored_keys(conn, run_id, {name for name, _ in batch})
+            stored = self._stored_keys(conn, run_id, batch)
             fresh = [item for key, item in batch.items() if key not in stored]
             if fresh:
                 self._insert(conn, run_id, fresh)
@@ -166,16 +173,32 @@ class Store:
             )
         )
 
-    def _stored_keys(self, conn: Connection, run_id: str, names: set[str]) -> set[tuple[str, int]]:
-        ordered = sorted(names)
-        keys: set[tuple[str, int]] = set()
-        for start in range(0, len(ordered), _KEY_LOOKUP_CHUNK):
-            chunk = ordered[start : start + _KEY_LOOKUP_CHUNK]
-            query = select(test_results.c.test_name, test_results.c.repeat_index).where(
-                test_results.c.run_id == run_id, test_results.c.test_name.in_(chunk)
+    def _stored_keys(
+        self, conn: Connection, run_id: str, keys: Iterable[tuple[str, int]]
+    ) -> set[tuple[str, int]]:
+        """Which of ``keys`` the run already has, at a cost independent of the run's size."""
+        wanted = sorted(keys)
+        if conn.dialect.name == "postgresql":
+            # Probe the unique index key by key: with a plain IN list PostgreSQL's generic
+            # plan scans the whole run, which made 100,000-result runs quadratic.
+            probe = conn.execute(
+                _PG_KEY_PROBE,
+                {
+                    "run_id": run_id,
+                    "names": [n for n, _ in wanted],
+                    "repeats": [r for _, r in wanted],
+                },
             )
-            keys.update((name, repeat) for name, repeat in conn.execute(query))
-        return keys
+            return {(name, repeat) for name, repeat in probe}
+        found: set[tuple[str, int]] = set()
+        names = sorted({name for name, _ in wanted})
+        for start in range(0, len(names), _KEY_LOOKUP_CHUNK):
+            query = select(test_results.c.test_name, test_results.c.repeat_index).where(
+                test_results.c.run_id == run_id,
+                test_results.c.test_name.in_(names[start : start + _KEY_LOOKUP_CHUNK]),
+            )
+            found.update((name, repeat) for name, repeat in conn.execute(query))
+        return found
 
     @_db_errors
     def finish_run(
