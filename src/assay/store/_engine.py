@@ -11,21 +11,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psycopg
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from psycopg.types.json import Json
 from sqlalchemy import (
-    JSON,
     URL,
     Connection,
     Engine,
-    Table,
     create_engine,
     event,
-    insert,
     make_url,
     text,
 )
@@ -143,25 +138,6 @@ def _sqlite_begin(connection: Connection) -> None:
 def write_connection(engine: Engine) -> Connection:
     """A connection whose transactions take SQLite's write lock when they begin."""
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
-
-
-def bulk_insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Insert many rows at once: an executemany on SQLite, COPY on PostgreSQL (several
-    times faster there than even a pipelined executemany). Runs in ``conn``'s transaction."""
-    if conn.dialect.name != "postgresql":
-        conn.execute(insert(table), rows)
-        return
-    names = [column.name for column in table.columns]
-    as_json = {column.name for column in table.columns if isinstance(column.type, JSON)}
-    quote = conn.dialect.identifier_preparer
-    statement = (
-        f"COPY {quote.format_table(table)} ({', '.join(quote.quote(n) for n in names)}) FROM STDIN"
-    )
-    driver = conn.connection.driver_connection
-    assert isinstance(driver, psycopg.Connection)
-    with driver.cursor() as cursor, cursor.copy(statement) as copy:
-        for row in rows:
-            copy.write_row([Json(row[n]) if n in as_json else row.get(n) for n in names])
 
 
 def _alembic_config() -> Config:

@@ -9,17 +9,18 @@ database failure surfaces as ``StoreError`` (exit code 3) naming the store, pass
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, func, insert, select, text, update
+from sqlalchemy import URL, Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
 from assay.results.rollup import summarize
-from assay.store._engine import bulk_insert, create_store_engine, mask_url, migrate, resolve_url
+from assay.store._bulk import bulk_insert, reserve_ids, stored_keys
+from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url
 from assay.store._engine import write_connection as _write
 from assay.store._records import (
     RUN_STATUSES,
@@ -35,14 +36,6 @@ from assay.store.models import metric_results, runs, test_results, tool_invocati
 
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
-_KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query
-
-_PG_KEY_PROBE = text(
-    "SELECT t.test_name, t.repeat_index "
-    "FROM unnest(CAST(:names AS text[]), CAST(:repeats AS integer[])) AS k(name, repeat) "
-    f"JOIN {test_results.name} AS t ON t.run_id = :run_id "
-    "AND t.test_name = k.name AND t.repeat_index = k.repeat"
-)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -67,19 +60,6 @@ def _db_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise store._failure(exc) from exc
 
     return wrapper
-
-
-def _reserve_ids(conn: Connection, count: int) -> list[int]:
-    """Ids for ``count`` new test results, taken before inserting them, so that their turn,
-    metric and tool rows can be built without reading the ids back."""
-    if conn.dialect.name == "postgresql":
-        query = text(
-            "SELECT nextval(pg_get_serial_sequence(:table, 'id')) FROM generate_series(1, :n)"
-        )
-        return list(conn.execute(query, {"table": test_results.name, "n": count}).scalars())
-    # SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), so max(id) is ours.
-    top = conn.execute(select(func.coalesce(func.max(test_results.c.id), 0))).scalar_one()
-    return list(range(top + 1, top + 1 + count))
 
 
 def _check_status(status: str) -> None:
@@ -140,7 +120,7 @@ class Store:
             # (SQLite's BEGIN IMMEDIATE already serialises every writer).
             if conn.execute(self._run_row(run_id).with_for_update()).first() is None:
                 raise RunNotFound(run_id, self.url)
-            stored = self._stored_keys(conn, run_id, batch)
+            stored = stored_keys(conn, run_id, batch)
             fresh = [item for key, item in batch.items() if key not in stored]
             if fresh:
                 self._insert(conn, run_id, fresh)
@@ -150,7 +130,7 @@ class Store:
         turns: list[Row] = []
         metrics: list[Row] = []
         tools: list[Row] = []
-        for test_id, (position, result) in zip(_reserve_ids(conn, len(fresh)), fresh, strict=True):
+        for test_id, (position, result) in zip(reserve_ids(conn, len(fresh)), fresh, strict=True):
             rows.append(test_row(test_id, run_id, position, result))
             child_rows(test_id, result, turns, metrics, tools)
         # no RETURNING needed: the ids are known
@@ -172,33 +152,6 @@ class Store:
                 failed=runs.c.failed + (len(fresh) - passed),
             )
         )
-
-    def _stored_keys(
-        self, conn: Connection, run_id: str, keys: Iterable[tuple[str, int]]
-    ) -> set[tuple[str, int]]:
-        """Which of ``keys`` the run already has, at a cost independent of the run's size."""
-        wanted = sorted(keys)
-        if conn.dialect.name == "postgresql":
-            # Probe the unique index key by key: with a plain IN list PostgreSQL's generic
-            # plan scans the whole run, which made 100,000-result runs quadratic.
-            probe = conn.execute(
-                _PG_KEY_PROBE,
-                {
-                    "run_id": run_id,
-                    "names": [n for n, _ in wanted],
-                    "repeats": [r for _, r in wanted],
-                },
-            )
-            return {(name, repeat) for name, repeat in probe}
-        found: set[tuple[str, int]] = set()
-        names = sorted({name for name, _ in wanted})
-        for start in range(0, len(names), _KEY_LOOKUP_CHUNK):
-            query = select(test_results.c.test_name, test_results.c.repeat_index).where(
-                test_results.c.run_id == run_id,
-                test_results.c.test_name.in_(names[start : start + _KEY_LOOKUP_CHUNK]),
-            )
-            found.update((name, repeat) for name, repeat in conn.execute(query))
-        return found
 
     @_db_errors
     def finish_run(
