@@ -160,3 +160,11 @@ def test_postgresql_urls_without_a_driver_use_psycopg(pg_url: str) -> None:
 def test_mask_url_hides_passwords_even_in_unparseable_urls() -> None:
     assert mask_url("postgresql+psycopg://u:pw@h/db") == "postgresql+psycopg://u:***@h/db"
     assert "pw" not in mask_url("weird://u:pw@h:notaport/db")
+
+
+def test_head_revision_constant_matches_the_migration_scripts() -> None:
+    from alembic.script import ScriptDirectory
+
+    from assay.store._engine import HEAD_REVISION, _alembic_config
+
+    assert ScriptDirectory.from_config(_alembic_config()).get_current_head() == HEAD_REVISION

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import psycopg
-from psycopg.types.json import Json
 from sqlalchemy import JSON, Connection, Table, func, insert, select, text
 
 from assay.store.models import test_results
@@ -29,6 +27,9 @@ def bulk_insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> N
     if conn.dialect.name != "postgresql":
         conn.execute(insert(table), rows)
         return
+    import psycopg  # only PostgreSQL stores need the driver's COPY
+    from psycopg.types.json import Json
+
     names = [column.name for column in table.columns]
     as_json = {column.name for column in table.columns if isinstance(column.type, JSON)}
     quote = conn.dialect.identifier_preparer

@@ -9,18 +9,15 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import (
     URL,
     Connection,
     Engine,
     create_engine,
     event,
+    inspect,
     make_url,
     text,
 )
@@ -30,9 +27,15 @@ from sqlalchemy.pool import StaticPool
 from assay.errors import StoreError
 from assay.version import __version__
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 DEFAULT_STORE_URL = "sqlite:///.assay/assay.db"
 STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
 VERSION_TABLE = "assay_alembic_version"
+# The newest migration's revision: a store already there is opened without importing
+# Alembic at all (a test checks this against the migration scripts).
+HEAD_REVISION = "0001"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 WAL_RETRY_S = 0.02
@@ -141,28 +144,34 @@ def write_connection(engine: Engine) -> Connection:
 
 
 def _alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", MIGRATIONS)
     return config
 
 
 def _current_revision(connection: Connection) -> str | None:
-    context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
-    return context.get_current_revision()
+    if not inspect(connection).has_table(VERSION_TABLE):
+        return None
+    row = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).first()
+    return None if row is None else str(row[0])
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to head. Cheap when it already is; two processes opening a new store
-    at once are serialised (SQLite's write lock, PostgreSQL's advisory lock), and the second
-    finds the schema already there."""
-    config = _alembic_config()
-    scripts = ScriptDirectory.from_config(config)
-    head = scripts.get_current_head()
+    """Bring the schema to head. Cheap when it already is (one query, no Alembic import);
+    two processes opening a new store at once are serialised (SQLite's write lock,
+    PostgreSQL's advisory lock), and the second finds the schema already there."""
     with engine.connect() as connection:
         current = _current_revision(connection)
         connection.rollback()
-    if current == head:
+    if current == HEAD_REVISION:
         return
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
+    config = _alembic_config()
+    scripts = ScriptDirectory.from_config(config)
     if current is not None and current not in {s.revision for s in scripts.walk_revisions()}:
         raise StoreError(
             f"the store {mask_url(engine.url)} has schema version {current}, made by a newer "
