@@ -8,15 +8,23 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 
 from assay.errors import StoreError
 from assay.store import DEFAULT_STORE_URL, open_store
-from assay.store._engine import VERSION_TABLE, mask_url
+from assay.store._engine import (
+    HEAD_REVISION,
+    VERSION_TABLE,
+    create_store_engine,
+    mask_url,
+    migrate,
+    resolve_url,
+)
 from assay.store.models import metadata
 from tests.store.conftest import run_info, single
 
@@ -30,14 +38,28 @@ TABLES = {
 }
 
 
-def test_the_migrations_create_exactly_the_models_tables(store_url: str) -> None:
+def _differences(conn: Connection) -> list[Any]:
+    context = MigrationContext.configure(conn, opts={"compare_type": True})
+    return [d for d in compare_metadata(context, metadata) if VERSION_TABLE not in str(d)]
+
+
+def test_a_new_store_gets_exactly_the_models_tables_at_head(store_url: str) -> None:
     with open_store(store_url) as store, store._engine.connect() as conn:
         assert set(inspect(conn).get_table_names()) == TABLES
-        context = MigrationContext.configure(conn, opts={"compare_type": True})
-        differences = [
-            d for d in compare_metadata(context, metadata) if VERSION_TABLE not in str(d)
-        ]
-    assert differences == []
+        assert _differences(conn) == []
+        versions = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
+    assert versions == [HEAD_REVISION]
+
+
+def test_the_migration_scripts_build_the_same_schema(store_url: str) -> None:
+    engine = create_store_engine(resolve_url(store_url))
+    try:
+        migrate(engine, use_scripts=True)
+        with engine.connect() as conn:
+            assert set(inspect(conn).get_table_names()) == TABLES
+            assert _differences(conn) == []
+    finally:
+        engine.dispose()
 
 
 def test_opening_again_keeps_the_data_and_migrates_nothing(store_url: str) -> None:

@@ -158,14 +158,24 @@ def _current_revision(connection: Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
-def migrate(engine: Engine) -> None:
+def migrate(engine: Engine, use_scripts: bool = False) -> None:
     """Bring the schema to head. Cheap when it already is (one query, no Alembic import);
     two processes opening a new store at once are serialised (SQLite's write lock,
-    PostgreSQL's advisory lock), and the second finds the schema already there."""
+    PostgreSQL's advisory lock), and the second finds the schema already there.
+
+    A new, empty store gets the models' tables and the head revision directly (the
+    migration scripts build the same schema, as a test checks with ``use_scripts``);
+    an older schema is upgraded by Alembic."""
     with engine.connect() as connection:
         current = _current_revision(connection)
         connection.rollback()
     if current == HEAD_REVISION:
+        return
+    if current is None and not use_scripts:
+        with _MIGRATING, write_connection(engine) as connection, connection.begin():
+            _lock(connection)
+            if _current_revision(connection) is None:
+                _create_at_head(connection)
         return
     from alembic import command
     from alembic.script import ScriptDirectory
@@ -179,9 +189,24 @@ def migrate(engine: Engine) -> None:
         )
     # Alembic's op/context proxies are module globals: one migration per process at a time.
     with _MIGRATING, write_connection(engine) as connection, connection.begin():
-        if engine.dialect.name == "postgresql":
-            connection.execute(
-                text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK}
-            )
+        _lock(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def _lock(connection: Connection) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK})
+
+
+def _create_at_head(connection: Connection) -> None:
+    from assay.store.models import metadata
+
+    metadata.create_all(connection)
+    connection.execute(
+        text(
+            f"CREATE TABLE {VERSION_TABLE} (version_num VARCHAR(32) NOT NULL, "
+            f"CONSTRAINT {VERSION_TABLE}_pkc PRIMARY KEY (version_num))"
+        )
+    )
+    connection.execute(text(f"INSERT INTO {VERSION_TABLE} VALUES (:v)"), {"v": HEAD_REVISION})
