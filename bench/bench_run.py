@@ -88,20 +88,21 @@ def run_scenario(n: int, turns: int, latency_ms: float, concurrency: int) -> dic
                 "--store",
                 f"sqlite:///{tmp}/assay.db",
             ]
-            started = time.perf_counter()
-            proc = subprocess.Popen(args, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - started
-            out = (proc.stdout.read() if proc.stdout else b"").decode()
-            err = (proc.stderr.read() if proc.stderr else b"").decode()
-            code = os.waitstatus_to_exitcode(status)
+            wall, cpu, rss, code, out = timed(args, tmp)
             if code not in (0, 1):
-                raise SystemExit(f"assay run failed ({code}):\n{out}\n{err}")
+                raise SystemExit(f"assay run failed ({code}):\n{out}")
+            bare = [
+                sys.executable,
+                str(HERE / "bare_loop.py"),
+                url,
+                str(n * turns),
+                str(concurrency),
+            ]
+            bare_wall = timed(bare, tmp)[0]
     finally:
         agent.kill()
         agent.wait()
     ideal = math.ceil(n / concurrency) * turns * latency_ms / 1000
-    cpu = usage.ru_utime + usage.ru_stime
     return {
         "n": n,
         "turns": turns,
@@ -110,9 +111,21 @@ def run_scenario(n: int, turns: int, latency_ms: float, concurrency: int) -> dic
         "wall_s": wall,
         "ideal_s": ideal,
         "efficiency": ideal / wall if ideal else float("nan"),
+        "bare_wall_s": bare_wall,
         "cpu_ms_per_turn": cpu * 1000 / (n * turns),
-        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "peak_rss_mb": rss,
     }
+
+
+def timed(args: list[str], cwd: str) -> tuple[float, float, float, int, str]:
+    """Wall and CPU seconds and peak RSS (MB) of one process alone; its exit code and output."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    out = (proc.stdout.read() if proc.stdout else b"").decode()
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), out
 
 
 def show(r: dict[str, float]) -> str:
@@ -120,8 +133,9 @@ def show(r: dict[str, float]) -> str:
     return (
         f"N={r['n']:>7,} turns={r['turns']} latency={r['latency_ms']:>4.0f} ms "
         f"concurrency={r['concurrency']:>4}: wall {r['wall_s']:6.2f} s, ideal "
-        f"{r['ideal_s']:5.2f} s, efficiency {eff}, harness CPU {r['cpu_ms_per_turn']:.3f} "
-        f"ms/turn, peak RSS {r['peak_rss_mb']:.0f} MB"
+        f"{r['ideal_s']:5.2f} s, efficiency {eff}; bare aiohttp loop {r['bare_wall_s']:.2f} s "
+        f"(ratio {r['bare_wall_s'] / r['wall_s']:.2f}); harness CPU "
+        f"{r['cpu_ms_per_turn']:.3f} ms/turn, peak RSS {r['peak_rss_mb']:.0f} MB"
     )
 
 

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from assay.cli.app import app, out_console, user_errors
-from assay.demo.server import DEFAULT_HOST, DEFAULT_PORT, serve_in_background
 from assay.errors import ConfigError
 
 agent_app = typer.Typer(
@@ -22,13 +21,15 @@ app.add_typer(agent_app, name="agent")
 @agent_app.command("travel")
 @user_errors
 def travel(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = DEFAULT_HOST,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on; 0 picks a free one.")] = (
-        DEFAULT_PORT
+        8765
     ),
 ) -> None:
     """Serve the deterministic travel agent (no API key): POST /chat, GET /health."""
     try:
+        from assay.demo.server import serve_in_background  # only this command serves it
+
         with serve_in_background(host, port) as url:
             out_console.print(f"serving the travel agent at {url}/chat\npress Ctrl-C to stop")
             threading.Event().wait()

@@ -15,9 +15,7 @@ from assay.cli.app import app, out_console, user_errors
 from assay.config import ModelConfig
 from assay.errors import ConfigError, Problem
 from assay.metrics.base import Metric
-from assay.metrics.judge.calibration import AgreementReport, load_labelled, score_rows
 from assay.metrics.registry import MetricConfigError, build_metric
-from assay.models import ResponseCache, default_cache_path, make_model
 from assay.runner.plan import parse_judge_option
 
 judge_app = typer.Typer(
@@ -50,6 +48,10 @@ def check(
 ) -> None:
     """Run a judge metric over labelled rows and report its agreement with the labels:
     accuracy and Cohen's kappa for pass/fail labels, Spearman for numeric ones."""
+    # imported here, not at start-up: only this command needs the model clients
+    from assay.metrics.judge.calibration import AgreementReport, load_labelled, score_rows
+    from assay.models import ResponseCache, default_cache_path, make_model
+
     labelled = load_labelled(file)
     built = _metric(metric, options)
     if built.scope != "turn":

@@ -91,7 +91,8 @@ class Score:
 
 
 class MetricOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built on first use: only the metrics a suite names pay for their validators
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     threshold: float | None = Field(default=None, ge=0, le=1)
     name: str | None = None  # a label, to run one metric twice with different options

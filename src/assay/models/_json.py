@@ -6,7 +6,6 @@ import json
 import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
 
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.S)
 
@@ -32,6 +31,8 @@ def extract_json(text: str) -> Any:
 
 def schema_problem(value: Any, schema: dict[str, Any]) -> str | None:
     """The first way ``value`` breaks ``schema``, in words, or None when it conforms."""
+    from jsonschema import Draft202012Validator  # a slow import, needed only here
+
     errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path))
     if not errors:
         return None

@@ -23,7 +23,7 @@ from assay.runner.plan import RunPlan, plan_run
 from assay.runner.progress import RunProgress
 from assay.runner.request import RunRequest, fingerprint
 from assay.runner.scheduler import run_cases
-from assay.runner.writer import BackgroundWriter
+from assay.runner.writer import ResultWriter
 from assay.store import Store
 from assay.targets.base import Target
 from assay.version import __version__
@@ -182,7 +182,7 @@ class RunJob:
         shown = _Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
-        writer = BackgroundWriter(lambda batch: self.store.add_results(run.id, batch))
+        writer = ResultWriter(self.store.reopen, run.id)  # its own connections
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
             judge=judge,

@@ -1,82 +1,135 @@
-"""Write finished results to the store from a thread, in batches, so the event loop that
-drives the agents never waits on the database."""
+"""Write finished results to the store from a separate process, so the event loop that drives
+the agents spends no time (and holds no GIL) on the database.
+
+The loop serialises each result to JSON (pydantic-core, cheap) and pipes the bytes in small
+batches; a forked writer process parses them back and stores batches of up to BATCH_SIZE,
+at least every MAX_DELAY_S. If the run process dies, the writer reads what is left in the
+pipe, stores it and exits, so nothing handed over is lost; a resume re-runs the rest.
+"""
 
 from __future__ import annotations
 
-import queue
-import threading
+import multiprocessing
+import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
 
 from assay.errors import AssayError, StoreError
 from assay.results.models import TestResult
 
-Batch = Sequence[tuple[int, TestResult]]
-
 BATCH_SIZE = 256
-MAX_DELAY_S = 0.25  # a result waits at most this long before it is written
-_STOP = object()
+MAX_DELAY_S = 0.25  # a result waits at most about this long before it is stored
+SEND_EVERY = 32  # results the run process gathers before one write to the pipe
+_SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
+
+StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
 
 
-class BackgroundWriter:
-    """``add`` queues a result; a thread writes batches of up to BATCH_SIZE, at least every
-    MAX_DELAY_S. A write failure stops the writer and is raised by the next ``add`` or by
-    ``close``, so a run never carries on while its results are being lost."""
-
-    def __init__(
-        self,
-        write: Callable[[Batch], None],
-        batch_size: int = BATCH_SIZE,
-        max_delay_s: float = MAX_DELAY_S,
-    ) -> None:
-        self._write = write
-        self._batch_size = batch_size
-        self._max_delay_s = max_delay_s
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self.error: AssayError | None = None
-        self.written = 0
-        self._thread = threading.Thread(target=self._loop, name="assay-writer", daemon=True)
-        self._thread.start()
-
-    def add(self, position: int, result: TestResult) -> None:
-        if self.error is not None:
-            raise self.error
-        self._queue.put((position, result))
-
-    def close(self) -> None:
-        """Write everything queued, stop the thread, and raise a write failure if any."""
-        self._queue.put(_STOP)
-        self._thread.join()
-        if self.error is not None:
-            raise self.error
-
-    def _flush(self, batch: list[tuple[int, TestResult]]) -> None:
-        if not batch or self.error is not None:
-            return
-        try:
-            self._write(batch)
-            self.written += len(batch)
-        except AssayError as exc:
-            self.error = exc
-        except Exception as exc:  # anything else from the driver is still a store failure
-            self.error = StoreError(f"writing results failed: {type(exc).__name__}: {exc}")
-        batch.clear()
-
-    def _loop(self) -> None:
+def _writer_main(
+    open_store: StoreFactory,
+    run_id: str,
+    inbox: Connection,
+    outbox: Connection,
+    parents_end: Connection,
+) -> None:
+    """The writer process: read, batch, store; report the count or the error at the end."""
+    parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run process's to handle
+    written = 0
+    try:
+        store = open_store()
         batch: list[tuple[int, TestResult]] = []
         deadline = 0.0
-        while True:
-            timeout = max(0.0, deadline - time.monotonic()) if batch else None
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                self._flush(batch)
-                continue
-            if item is _STOP:
-                self._flush(batch)
-                return
-            if not batch:
-                deadline = time.monotonic() + self._max_delay_s
-            batch.append(item)  # type: ignore[arg-type]
-            if len(batch) >= self._batch_size:
-                self._flush(batch)
+        open_pipe = True
+        while open_pipe or batch:
+            wait = max(0.0, deadline - time.monotonic()) if batch else None
+            if open_pipe and inbox.poll(wait):
+                try:
+                    chunk = inbox.recv_bytes()
+                except EOFError:  # the run process closed the pipe, or died
+                    open_pipe = False
+                    continue
+                if not batch:
+                    deadline = time.monotonic() + MAX_DELAY_S
+                for record in chunk.split(_SEPARATOR):
+                    position, _, payload = record.partition(b" ")
+                    batch.append((int(position), TestResult.model_validate_json(payload)))
+                if len(batch) < BATCH_SIZE and open_pipe:
+                    continue
+            if batch:
+                store.add_results(run_id, batch)
+                written += len(batch)
+                batch = []
+        store.close()
+        outbox.send(("ok", written))
+    except AssayError as exc:
+        outbox.send(("error", str(exc), written))
+    except Exception as exc:  # the driver's own errors are still store failures
+        outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
+
+
+class ResultWriter:
+    """``add`` hands a result to the writer process; ``close`` waits until everything is
+    stored and raises the writer's failure, if any (a StoreError: exit 3)."""
+
+    def __init__(self, open_store: StoreFactory, run_id: str) -> None:
+        context = multiprocessing.get_context("fork")  # inherits the imports: starts in ms
+        receive, self._send = context.Pipe(duplex=False)
+        self._replies, reply = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_writer_main,
+            args=(open_store, run_id, receive, reply, self._send),
+            daemon=True,
+            name="assay-writer",
+        )
+        self._process.start()
+        receive.close()
+        reply.close()
+        self._pending: list[bytes] = []
+        self.error: AssayError | None = None
+        self.written = 0
+
+    def add(self, position: int, result: TestResult) -> None:
+        if self.error is None and self._replies.poll():
+            self._read_reply()
+        if self.error is not None:
+            raise self.error
+        self._pending.append(b"%d %s" % (position, result.model_dump_json().encode()))
+        if len(self._pending) >= SEND_EVERY:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        try:
+            self._send.send_bytes(_SEPARATOR.join(self._pending))
+        except (BrokenPipeError, OSError):
+            self._read_reply()
+            if self.error is None:
+                self.error = StoreError("the result writer stopped unexpectedly")
+        self._pending.clear()
+
+    def _read_reply(self) -> None:
+        try:
+            reply = self._replies.recv()
+        except EOFError:
+            self.error = self.error or StoreError("the result writer stopped unexpectedly")
+            return
+        if reply[0] == "ok":
+            self.written = reply[1]
+        else:
+            self.error = StoreError(reply[1])
+            self.written = reply[2]
+
+    def close(self) -> None:
+        """Store everything handed over, stop the writer, raise its failure if any."""
+        if self.error is None:
+            self._flush()
+        self._send.close()
+        if self.error is None:
+            self._read_reply()
+        self._process.join()
+        if self.error is not None:
+            raise self.error

@@ -321,6 +321,11 @@ class Store:
         a, b = self.resolve_run_id(run_a), self.resolve_run_id(run_b)
         return diff_outcomes(a, self.outcomes(a), b, self.outcomes(b))
 
+    def reopen(self) -> Store:
+        """A new Store on the same database with connections of its own (for another
+        process: connections must never cross a fork)."""
+        return open_store(self._engine.url.render_as_string(hide_password=False))
+
     def close(self) -> None:
         self._engine.dispose()
 
