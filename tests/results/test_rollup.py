@@ -202,3 +202,22 @@ def test_summary_counts_tests_not_turns_and_averages_rolled_up_scores() -> None:
     # mean of rolled-up test scores: (0.5 + 1.0 + 0.0) / 3, not the per-turn mean (2/4)
     assert s.average_scores["numeric"] == (0.5 + 1.0 + 0.0) / 3
     assert s.average_scores["equality"] == 1.0
+
+
+def test_summary_counts_metrics_not_run_per_test_with_the_first_reason() -> None:
+    no_truth = "no ground truth (Answer) for this turn"
+    multi = rollup_multi_turn(
+        "m",
+        [
+            turn(0, metrics_not_run={"equality": no_truth}),
+            turn(1, metrics_not_run={"equality": no_truth, "correctness": "no judge"}),
+        ],
+        "ts",
+    )
+    single = single_turn_result("s", turn(0, metrics_not_run={"correctness": "no judge"}), "ts")
+    s = summarize([multi, single, single_turn_result("ok", turn(0), "ts")])
+    # per test, not per turn: the two turns of "m" count once
+    assert {k: (v.tests, v.reason) for k, v in s.metrics_not_run.items()} == {
+        "equality": (1, no_truth),
+        "correctness": (2, "no judge"),
+    }

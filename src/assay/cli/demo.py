@@ -57,5 +57,8 @@ def demo(
         f"\nstored as run {run_id} in {opened.url}\n"
         f"open the HTML report: {REPORT.resolve()}\n"
         f"list stored runs: assay runs · render one: assay report {run_id} --format markdown\n"
-        "the agent's flaws are by design: see `assay agent travel --help` and assay/demo"
+        "the agent's flaws are by design: see `assay agent travel --help` and assay/demo\n"
+        "judge metrics such as correctness need a model: any OpenAI-compatible server works, "
+        "e.g. a local Ollama:\n  assay run examples/travel/suite.yaml "
+        "--judge openai:llama3.1:8b --judge-base-url http://127.0.0.1:11434/v1"
     )

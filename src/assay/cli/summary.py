@@ -65,6 +65,11 @@ def print_summary(
         if summary.average_scores:
             scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(summary.average_scores.items()))
             console.print(f"mean scores: {escape(scores)}")
+        for name, entry in sorted(summary.metrics_not_run.items()):
+            console.print(
+                f"[yellow]not run[/]: {escape(name)} on {entry.tests} of {summary.total_tests} "
+                f"tests ({escape(entry.reason)})"
+            )
         repeats = repeat_line(summary)
         if repeats:
             console.print(escape(repeats))

@@ -139,6 +139,13 @@ class RunInfo(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
 
 
+class NotRun(_Record):
+    """A metric that did not run on some tests (missing inputs, no judge model)."""
+
+    tests: int
+    reason: str
+
+
 class RepeatStats(_Record):
     """A test run K times (``--repeat K``)."""
 
@@ -160,6 +167,9 @@ class ReportSummary(_Record):
     pass_rate: float | None = None
     total_turns: int = 0
     metrics_evaluated: dict[str, int] = Field(default_factory=dict)
+    metrics_not_run: dict[str, NotRun] = Field(
+        default_factory=dict, description="metrics absent on some tests, and the first reason"
+    )
     average_scores: dict[str, float] = Field(default_factory=dict)
     dimensions: dict[str, dict[str, float | int]] = Field(default_factory=dict)
     token_usage: TokenUsage = Field(default_factory=TokenUsage)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from assay.results.models import (
     MetricResult,
+    NotRun,
     RepeatStats,
     ReportSummary,
     TestResult,
@@ -170,6 +171,16 @@ class SummaryBuilder:
             counts = self._runs.setdefault(result.test_name, [0, 0])
             counts[0] += 1
             counts[1] += int(result.passed)
+        not_run = dict(result.metrics_not_run)
+        for turn in result.turns or ():
+            for name, reason in turn.metrics_not_run.items():
+                not_run.setdefault(name, reason)
+        for name, reason in not_run.items():
+            entry = s.metrics_not_run.get(name)
+            if entry is None:
+                s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
+            else:
+                entry.tests += 1
         for metric in result.metric_results:
             name = metric.metric_name
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + 1
