@@ -205,33 +205,35 @@ async def _turn_result(
     history: Sequence[Exchange],
     settings: CaseSettings,
 ) -> TurnResult:
-    expected = expected_tools_json(turn)
-    result = TurnResult(
-        turn_index=index,
-        input=turn.input,
-        ground_truth=turn.ground_truth,
-        expected_tools=expected,
-        passed=False,
-        execution_time_ms=round(latency_ms),
-        errors=errors,
-    )
+    common = {
+        "turn_index": index,
+        "input": turn.input,
+        "ground_truth": turn.ground_truth,
+        "expected_tools": expected_tools_json(turn),
+        "execution_time_ms": round(latency_ms),
+        "errors": errors,
+    }
     if reply is None:
-        result.metrics_not_run = {m.label: "the turn failed" for m in turn.metrics}
-        return result
+        not_run = {m.label: "the turn failed" for m in turn.metrics}
+        return TurnResult(passed=False, metrics_not_run=not_run, **common)
     check = check_expected_tools(turn.expected_tools, reply.tool_invocations)
     metric_results, not_run = await score_turn(
         case, index, turn, reply, tuple(history), latency_ms, settings
     )
-    result.response = reply.text
-    result.tool_calls = [c.name for c in reply.tool_invocations]
-    result.tool_invocations = reply.tool_invocations
-    result.tools_matched = check.tools_matched
-    result.arg_match_details = check.arg_match_details
-    result.tool_mismatches = check.mismatches
-    result.metric_results = metric_results
-    result.metrics_not_run = not_run
-    result.token_usage = reply.token_usage
-    if reply.time_to_first_token_ms is not None:
-        result.time_to_first_token_ms = round(reply.time_to_first_token_ms)
+    ttft = reply.time_to_first_token_ms
+    result = TurnResult(
+        passed=False,
+        response=reply.text,
+        tool_calls=[c.name for c in reply.tool_invocations],
+        tool_invocations=reply.tool_invocations,
+        tools_matched=check.tools_matched,
+        arg_match_details=check.arg_match_details,
+        tool_mismatches=check.mismatches,
+        metric_results=metric_results,
+        metrics_not_run=not_run,
+        token_usage=reply.token_usage,
+        time_to_first_token_ms=None if ttft is None else round(ttft),
+        **common,
+    )
     result.passed = turn_passed(result)
     return result
