@@ -1,4 +1,5 @@
-"""The store's tables, as SQLAlchemy 2 declarative models.
+"""The store's tables, as SQLAlchemy Core tables (the store needs no ORM: plain tables keep
+the start-up of every ``assay run`` lighter).
 
 Every table name starts with ``assay_`` so a team database can hold other applications'
 tables beside them. One stored test result is:
@@ -24,6 +25,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
     Float,
     ForeignKey,
     Index,
@@ -34,7 +36,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # A 64-bit key on PostgreSQL; SQLite only auto-increments a column declared INTEGER.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -46,114 +47,109 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON}
+metadata = MetaData(naming_convention=NAMING)
 
 
-class RunRow(Base):
-    __tablename__ = "assay_runs"
-
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    suite_name: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16))
-    started_at: Mapped[str] = mapped_column(String(40), index=True)
-    finished_at: Mapped[str | None] = mapped_column(String(40))
-    assay_version: Mapped[str] = mapped_column(String(40))
-    git_commit: Mapped[str | None] = mapped_column(String(64))
-    target: Mapped[str | None] = mapped_column(Text)
-    suite_fingerprint: Mapped[str | None] = mapped_column(String(128))
-    config: Mapped[dict[str, Any]] = mapped_column(JSON)
-    inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
-    summary: Mapped[str | None] = mapped_column(Text)  # ReportSummary JSON, once finished
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    passed: Mapped[int] = mapped_column(Integer, default=0)
-    failed: Mapped[int] = mapped_column(Integer, default=0)
+def _required(name: str, *args: Any, **kw: Any) -> Column[Any]:
+    return Column(name, *args, nullable=False, **kw)
 
 
-class TestResultRow(Base):
-    __tablename__ = "assay_test_results"
-    __table_args__ = (
-        UniqueConstraint("run_id", "test_name", "repeat_index"),
-        Index(None, "run_id", "position"),
+def _optional(name: str, *args: Any, **kw: Any) -> Column[Any]:
+    return Column(name, *args, nullable=True, **kw)
+
+
+def _test_fk() -> Column[Any]:
+    return Column(
+        "test_result_id",
+        BigId,
+        ForeignKey("assay_test_results.id", ondelete="CASCADE"),
+        primary_key=True,
     )
-    __test__ = False  # not a pytest class
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    run_id: Mapped[str] = mapped_column(ForeignKey("assay_runs.id", ondelete="CASCADE"))
-    position: Mapped[int] = mapped_column(Integer)
-    test_name: Mapped[str] = mapped_column(Text)
-    repeat_index: Mapped[int] = mapped_column(Integer)
-    test_type: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))
-    passed: Mapped[bool] = mapped_column(Boolean)
-    tools_matched: Mapped[bool | None] = mapped_column(Boolean)
-    execution_time_ms: Mapped[int] = mapped_column(BigInteger)
-    total_tokens: Mapped[int | None] = mapped_column(BigInteger)
-    error_count: Mapped[int] = mapped_column(Integer)
-    timestamp: Mapped[str] = mapped_column(String(40))
-    payload: Mapped[str] = mapped_column(Text)  # the whole TestResult, as JSON
 
 
-_TEST_FK = "assay_test_results.id"
+runs = Table(
+    "assay_runs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    _required("suite_name", Text),
+    _required("status", String(16)),
+    _required("started_at", String(40), index=True),
+    _optional("finished_at", String(40)),
+    _required("assay_version", String(40)),
+    _optional("git_commit", String(64)),
+    _optional("target", Text),
+    _optional("suite_fingerprint", String(128)),
+    _required("config", JSON),
+    _required("inputs", JSON),
+    _optional("summary", Text),  # ReportSummary JSON, once finished
+    _required("total", Integer, default=0),
+    _required("passed", Integer, default=0),
+    _required("failed", Integer, default=0),
+)
 
+test_results = Table(
+    "assay_test_results",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    _required("run_id", String(64), ForeignKey("assay_runs.id", ondelete="CASCADE")),
+    _required("position", Integer),
+    _required("test_name", Text),
+    _required("repeat_index", Integer),
+    _required("test_type", String(16)),
+    _required("status", String(16)),
+    _required("passed", Boolean),
+    _optional("tools_matched", Boolean),
+    _required("execution_time_ms", BigInteger),
+    _optional("total_tokens", BigInteger),
+    _required("error_count", Integer),
+    _required("timestamp", String(40)),
+    _required("payload", Text),  # the whole TestResult, as JSON
+    UniqueConstraint("run_id", "test_name", "repeat_index"),
+    Index(None, "run_id", "position"),
+)
 
-class TurnResultRow(Base):
-    __tablename__ = "assay_turn_results"
+turn_results = Table(
+    "assay_turn_results",
+    metadata,
+    _test_fk(),
+    Column("turn_index", Integer, primary_key=True),
+    _required("input", Text),
+    _optional("response", Text),
+    _optional("ground_truth", Text),
+    _required("passed", Boolean),
+    _required("skipped", Boolean),
+    _optional("tools_matched", Boolean),
+    _required("execution_time_ms", BigInteger),
+    _optional("total_tokens", BigInteger),
+    _required("errors", JSON),
+)
 
-    test_result_id: Mapped[int] = mapped_column(
-        BigId, ForeignKey(_TEST_FK, ondelete="CASCADE"), primary_key=True
-    )
-    turn_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    input: Mapped[str] = mapped_column(Text)
-    response: Mapped[str | None] = mapped_column(Text)
-    ground_truth: Mapped[str | None] = mapped_column(Text)
-    passed: Mapped[bool] = mapped_column(Boolean)
-    skipped: Mapped[bool] = mapped_column(Boolean)
-    tools_matched: Mapped[bool | None] = mapped_column(Boolean)
-    execution_time_ms: Mapped[int] = mapped_column(BigInteger)
-    total_tokens: Mapped[int | None] = mapped_column(BigInteger)
-    errors: Mapped[list[str]] = mapped_column(JSON)
+metric_results = Table(
+    "assay_metric_results",
+    metadata,
+    _test_fk(),
+    Column("seq", Integer, primary_key=True),
+    _optional("turn_index", Integer),  # NULL: the test-level result
+    _required("metric_name", Text, index=True),
+    _required("kind", String(16)),
+    _optional("dimension", Text),
+    _optional("score", Float),
+    _optional("threshold", Float),
+    _optional("passed", Boolean),
+    _optional("error", Text),
+    _optional("model_used", Text),
+    _optional("reasoning", Text),
+)
 
-
-class MetricResultRow(Base):
-    __tablename__ = "assay_metric_results"
-
-    test_result_id: Mapped[int] = mapped_column(
-        BigId, ForeignKey(_TEST_FK, ondelete="CASCADE"), primary_key=True
-    )
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
-    turn_index: Mapped[int | None] = mapped_column(Integer)  # NULL: the test-level result
-    metric_name: Mapped[str] = mapped_column(Text, index=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    dimension: Mapped[str | None] = mapped_column(Text)
-    score: Mapped[float | None] = mapped_column(Float)
-    threshold: Mapped[float | None] = mapped_column(Float)
-    passed: Mapped[bool | None] = mapped_column(Boolean)
-    error: Mapped[str | None] = mapped_column(Text)
-    model_used: Mapped[str | None] = mapped_column(Text)
-    reasoning: Mapped[str | None] = mapped_column(Text)
-
-
-class ToolInvocationRow(Base):
-    __tablename__ = "assay_tool_invocations"
-
-    test_result_id: Mapped[int] = mapped_column(
-        BigId, ForeignKey(_TEST_FK, ondelete="CASCADE"), primary_key=True
-    )
-    turn_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    call_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(Text, index=True)
-    args: Mapped[dict[str, Any]] = mapped_column(JSON)
-    bytes: Mapped[int | None] = mapped_column(BigInteger)
-    duration_ms: Mapped[float | None] = mapped_column(Float)
-    error: Mapped[str | None] = mapped_column(Text)
-
-
-metadata = Base.metadata
-runs: Table = metadata.tables[RunRow.__tablename__]
-test_results: Table = metadata.tables[TestResultRow.__tablename__]
-turn_results: Table = metadata.tables[TurnResultRow.__tablename__]
-metric_results: Table = metadata.tables[MetricResultRow.__tablename__]
-tool_invocations: Table = metadata.tables[ToolInvocationRow.__tablename__]
+tool_invocations = Table(
+    "assay_tool_invocations",
+    metadata,
+    _test_fk(),
+    Column("turn_index", Integer, primary_key=True),
+    Column("call_index", Integer, primary_key=True),
+    _required("name", Text, index=True),
+    _required("args", JSON),
+    _optional("bytes", BigInteger),
+    _optional("duration_ms", Float),
+    _optional("error", Text),
+)

@@ -17,10 +17,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import jinja2
-from jinja2 import meta
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError, Problem, TargetError
 from assay.secrets import REDACTOR
@@ -29,9 +27,20 @@ VARIABLES = ("input", "session_id", "turn_id", "turn_index", "history", "vars")
 Context = Mapping[str, Any]
 Render = Callable[[Context], Any]
 
-_ENV = jinja2.Environment(
-    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
-)
+if TYPE_CHECKING:
+    import jinja2
+
+
+@cache
+def _env() -> jinja2.Environment:
+    """Jinja2, imported on first use: a body of plain ``{{ input }}`` lookups needs none."""
+    import jinja2
+
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+
+
 _WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 _ENV_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
@@ -52,8 +61,11 @@ class Compiled:
 
 
 def _check_variables(source: str, where: str) -> frozenset[str]:
+    import jinja2
+    from jinja2 import meta
+
     try:
-        used = frozenset(meta.find_undeclared_variables(_ENV.parse(source)))
+        used = frozenset(meta.find_undeclared_variables(_env().parse(source)))
     except jinja2.TemplateSyntaxError as exc:
         raise _problem(where, f"template syntax error: {exc.message}") from None
     unknown = sorted(used - set(VARIABLES))
@@ -74,8 +86,10 @@ def compile_text(source: str, where: str) -> Compiled:
     """A string template; a string without template markers is a constant."""
     if not any(m in source for m in _TEMPLATE_MARKERS):
         return Compiled(lambda ctx: source, frozenset(), True)
+    import jinja2
+
     uses = _check_variables(source, where)
-    template = _ENV.from_string(source)
+    template = _env().from_string(source)
 
     def render(ctx: Context) -> str:
         try:
@@ -87,12 +101,14 @@ def compile_text(source: str, where: str) -> Compiled:
 
 
 def _compile_expression(expr: str, where: str) -> Compiled:
-    uses = _check_variables("{{" + expr + "}}", where)
     name = expr.strip()
     if name in VARIABLES:  # "{{ input }}": a plain lookup, the hot path's usual case
-        return Compiled(lambda ctx: ctx[name], uses, False)
+        return Compiled(lambda ctx: ctx[name], frozenset({name}), False)
+    import jinja2
+
+    uses = _check_variables("{{" + expr + "}}", where)
     try:
-        evaluate = _ENV.compile_expression(expr, undefined_to_none=False)
+        evaluate = _env().compile_expression(expr, undefined_to_none=False)
     except jinja2.TemplateSyntaxError as exc:
         raise _problem(where, f"template syntax error: {exc.message}") from None
 

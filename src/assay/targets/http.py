@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import aiohttp
-from jsonpath_ng.ext.parser import parse as parse_jsonpath
 
 from assay.config import HttpTarget as HttpTargetConfig
 from assay.config import ResponseMapping
@@ -151,6 +150,8 @@ class JsonPath:
             ]
             return
         try:
+            from jsonpath_ng.ext.parser import parse as parse_jsonpath  # only for rich paths
+
             self._parsed = parse_jsonpath(expression)
         except Exception as exc:  # jsonpath-ng raises bare Exceptions for syntax errors
             raise ConfigError(
