@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
@@ -154,20 +154,19 @@ class Metric(ABC):
         raise NotImplementedError
 
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
-        started = time.perf_counter()
-        try:
-            outcome = self.measure_conversation(conv)
-        except Exception as exc:  # a broken metric fails itself, not the run
-            return self.failure(f"{type(exc).__name__}: {exc}", started)
-        return self.result(outcome, started)
+        return self._scored(lambda: self.measure_conversation(conv))
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
         return self.run_sync(ctx)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
+        return self._scored(lambda: self.measure(ctx))
+
+    def _scored(self, measure: Callable[[], Score]) -> MetricResult:
+        """Time ``measure`` and turn its Score, or its exception, into a MetricResult."""
         started = time.perf_counter()
         try:
-            outcome = self.measure(ctx)
+            outcome = measure()
         except Exception as exc:  # a broken metric fails itself, not the run
             return self.failure(f"{type(exc).__name__}: {exc}", started)
         return self.result(outcome, started)
