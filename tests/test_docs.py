@@ -30,9 +30,7 @@ def test_the_guide_has_suite_examples() -> None:
 
 
 @pytest.mark.parametrize(("where", "block"), suite_blocks(), ids=lambda v: str(v)[:40])
-def test_every_suite_example_loads(
-    where: str, block: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_suite_example_loads(where: str, block: str, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", block):
         monkeypatch.setenv(name, "set-by-the-docs-test")
     loaded = parse_suite(yaml.safe_load(block), where)

@@ -22,9 +22,7 @@ app.add_typer(agent_app, name="agent")
 @user_errors
 def travel(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on; 0 picks a free one.")] = (
-        8765
-    ),
+    port: Annotated[int, typer.Option(help="Port to listen on; 0 picks a free one.")] = (8765),
 ) -> None:
     """Serve the deterministic travel agent (no API key): POST /chat, GET /health."""
     try:

@@ -6,7 +6,6 @@ import json
 import re
 from typing import Any
 
-
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.S)
 
 
