@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from assay import config
@@ -86,6 +85,8 @@ def substitute_env(
 
 
 def read_yaml(path: Path) -> Any:
+    import yaml  # only suite files need it: a dataset-only run never loads PyYAML
+
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -6,9 +6,6 @@ import json
 import re
 from typing import Any
 
-from jsonpath_ng.exceptions import JSONPathError
-from jsonpath_ng.ext.parser import parse as parse_jsonpath
-
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
 
 
@@ -35,6 +32,9 @@ def load_json(text: str, *, allow_code_fence: bool = False) -> Any:
 
 def compile_path(path: str) -> Any:
     """A compiled JSONPath; ValueError (for the options validator) when it does not parse."""
+    from jsonpath_ng.exceptions import JSONPathError  # imported when a path is given
+    from jsonpath_ng.ext.parser import parse as parse_jsonpath
+
     try:
         return parse_jsonpath(path)
     except (JSONPathError, ValueError, TypeError, AttributeError) as exc:

@@ -7,8 +7,6 @@ from collections import Counter
 from typing import ClassVar, Literal
 
 from pydantic import Field
-from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein as _Levenshtein
 
 from assay.metrics._text import no_words_score, normalize, words
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
@@ -50,6 +48,8 @@ class Fuzzy(_TextSimilarity):
     default_threshold = 0.9
 
     def measure(self, ctx: MetricContext) -> Score:
+        from rapidfuzz import fuzz  # imported on use: most runs score no fuzzy metric
+
         response, expected = self.pair(ctx)
         method = getattr(self.options, "method", "ratio")
         score = getattr(fuzz, method)(response, expected) / 100
@@ -65,6 +65,8 @@ class Levenshtein(_TextSimilarity):
     default_threshold = 0.9
 
     def measure(self, ctx: MetricContext) -> Score:
+        from rapidfuzz.distance import Levenshtein as _Levenshtein  # imported on use
+
         response, expected = self.pair(ctx)
         distance = _Levenshtein.distance(response, expected)
         return Score(
