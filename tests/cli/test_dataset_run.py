@@ -91,3 +91,28 @@ def test_run_a_dataset_without_a_suite(assay_cli: RunCli, tmp_path: Path) -> Non
     lone = results["lab:row5"]
     assert lone["test_type"] == "single_turn" and lone["passed"] is False
     assert lone["agent_response"] == "Which hotel?"  # a conversation of one has no memory
+
+
+def test_dataset_test_names_never_collide(assay_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "echo.py").write_text("def respond(q, s):\n    return q\n")
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "data.csv").write_text("Question\nhello\n")
+    # a session id that reads like the name of a row without one
+    (tmp_path / "clash.csv").write_text("session_id,Question\n,hi\nrow2,one\nrow2,two\n")
+    proc = assay_cli(
+        "run",
+        "--dataset",
+        "a/data.csv",
+        "--dataset",
+        "b/data.csv",
+        "--dataset",
+        "clash.csv",
+        "--target",
+        "echo:respond",
+        "--out",
+        "r.json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = [r["test_name"] for r in json.loads((tmp_path / "r.json").read_text())["results"]]
+    assert names == ["a/data:row2", "b/data:row2", "clash:row2", "clash:session:row2"]

@@ -51,3 +51,7 @@ def slow(query: str, session_id: str) -> str:
 
 def not_a_reply(query: str, session_id: str) -> int:
     return 42
+
+
+def silent(query: str, session_id: str) -> dict[str, Any]:
+    return {}  # no text, no tools

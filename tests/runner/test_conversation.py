@@ -132,3 +132,21 @@ async def test_metrics_without_inputs_are_absent_and_say_why() -> None:
         "numeric": "no ground truth (Answer) for this turn",
     }
     assert result.passed
+
+
+async def test_a_reply_without_text_fails_its_comparison_instead_of_skipping_it() -> None:
+    result = await run(
+        {"name": "s", "input": "Capital of France?", "ground_truth": "Paris"}, "silent"
+    )
+    assert result.agent_response is None
+    assert result.passed is False
+    [equality] = result.metric_results
+    assert (equality.metric_name, equality.score, equality.passed) == ("equality", 0.0, False)
+
+
+async def test_equality_compares_unicode_in_one_normal_form() -> None:
+    # "Café" precomposed (U+00E9) against "Cafe" + combining acute (U+0301)
+    result = await run(
+        {"name": "u", "input": "Cafe\u0301", "ground_truth": "CAF\u00c9"}, "async_echo"
+    )
+    assert result.passed, result.metric_results

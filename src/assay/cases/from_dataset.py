@@ -40,11 +40,20 @@ def _turn(row: DatasetRow, metrics: tuple[Metric, ...]) -> Turn:
     )
 
 
-def _name(stem: str, conversation: Conversation) -> str:
-    first = conversation.rows[0].row_number
-    if conversation.session_id is None:
-        return f"{stem}:row{first}"
-    return f"{stem}:{conversation.session_id}"
+def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
+    """``PREFIX:SESSION_ID`` for conversations, ``PREFIX:rowN`` for rows without one (N as a
+    spreadsheet numbers it). A session id that reads like a row name (``row2``) becomes
+    ``PREFIX:session:row2``, so no two tests of a file share a name."""
+    rows = {f"{prefix}:row{c.rows[0].row_number}" for c in conversations if c.session_id is None}
+    names = []
+    for conv in conversations:
+        if conv.session_id is None:
+            names.append(f"{prefix}:row{conv.rows[0].row_number}")
+        elif f"{prefix}:{conv.session_id}" in rows:
+            names.append(f"{prefix}:session:{conv.session_id}")
+        else:
+            names.append(f"{prefix}:{conv.session_id}")
+    return names
 
 
 # With a judge model, the judge metrics each column allows join the defaults.
@@ -64,23 +73,26 @@ def default_dataset_metrics(
     return metrics
 
 
-def dataset_cases(path: Path, suite: Suite, label: str, judge: bool = False) -> list[TestCase]:
+def dataset_cases(
+    path: Path, suite: Suite, label: str, judge: bool = False, prefix: str | None = None
+) -> list[TestCase]:
     """Test cases for every conversation of a dataset file; suite metrics apply when the
-    suite has them, else the column defaults."""
+    suite has them, else the column defaults. Test names start with ``prefix`` (default:
+    the file's stem)."""
     dataset = load_dataset(path)
     compiler = Compiler(label)
     metrics = compiler.metrics(suite.metrics, "metrics") or default_dataset_metrics(
         compiler, dataset.column_map, judge
     )
-    stem = Path(label).stem
+    names = test_names(prefix or Path(label).stem, dataset.conversations)
     cases = []
-    for conv in dataset.conversations:
+    for conv, name in zip(dataset.conversations, names, strict=True):
         turns = tuple(_turn(row, metrics) for row in conv.rows)
         rows = [r.row_number for r in conv.rows]
         where = f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
         cases.append(
             TestCase(
-                name=_name(stem, conv),
+                name=name,
                 type="single_turn" if len(turns) == 1 else "multi_turn",
                 turns=turns,
                 source=f"{label}: {where}",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import string
+import unicodedata
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -47,6 +48,7 @@ class Equality(Metric):
     def _normalize(self, text: str) -> str:
         opts = self.options
         assert isinstance(opts, EqualityOptions)
+        text = unicodedata.normalize("NFC", text)  # "é" written one way or the other
         if opts.strip_punctuation:
             text = text.translate(_PUNCTUATION)
         if opts.strip_whitespace:

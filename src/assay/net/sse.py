@@ -98,6 +98,8 @@ async def collect_stream(response: aiohttp.ClientResponse, sent: float) -> Strea
             event: Any = json.loads(payload)
         except ValueError:
             event = payload  # a plain-text event
+        if not isinstance(event, dict | list | str):
+            event = payload  # " 5120", "true", "null": plain-text tokens, spacing kept
         piece = _event_text(event, reply)
         if piece:
             if reply.time_to_first_token_ms is None:

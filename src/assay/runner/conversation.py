@@ -55,7 +55,8 @@ async def score_turn(
 ) -> tuple[list[MetricResult], dict[str, str]]:
     ctx = MetricContext(
         input=turn.input,
-        response=reply.text,
+        # a reply without text is the agent saying nothing: comparisons score it, not skip it
+        response=reply.text if reply.text is not None else "",
         ground_truth=turn.ground_truth,
         context=turn.context,
         tool_invocations=reply.tool_invocations,
@@ -146,8 +147,8 @@ async def run_case(
             )
             messages.append(Message("user", turn.input))
             response = reply.text if reply else None
-            if response is not None:
-                messages.append(Message("assistant", response))
+            if reply is not None:  # a tool-only reply is still the assistant's turn
+                messages.append(Message("assistant", response or ""))
             exchanges.append(
                 Exchange(
                     turn.input,

@@ -68,12 +68,13 @@ def plan_run(
     if suite.datasets or datasets:
         from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
 
-    for ds in suite.datasets:
-        files.append(loaded.base_dir / ds)
-        cases.extend(dataset_cases(loaded.base_dir / ds, suite, ds, judge is not None))
-    for ds_path in datasets:
-        files.append(ds_path)
-        cases.extend(dataset_cases(ds_path, suite, str(ds_path), judge is not None))
+    sources = [(loaded.base_dir / ds, ds) for ds in suite.datasets]
+    sources += [(ds_path, str(ds_path)) for ds_path in datasets]
+    for (path, label), prefix in zip(
+        sources, dataset_prefixes([lb for _, lb in sources]), strict=True
+    ):
+        files.append(path)
+        cases.extend(dataset_cases(path, suite, label, judge is not None, prefix))
     _check_unique_names(cases)
     target = parse_target_option(target_option) if target_option else suite.target
     if target is None:
@@ -92,6 +93,16 @@ def plan_run(
     )
     source = str(suite_path) if suite_path and not target_option else "options"
     return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source, files)
+
+
+def dataset_prefixes(labels: list[str]) -> list[str]:
+    """Each dataset's test-name prefix: its file stem, or, when two files share a stem
+    (a/data.csv, b/data.csv), its path without the extension."""
+    stems = [Path(label).stem for label in labels]
+    return [
+        stem if stems.count(stem) == 1 else str(Path(label).with_suffix("")).replace("\\", "/")
+        for stem, label in zip(stems, labels, strict=True)
+    ]
 
 
 def _check_unique_names(cases: list[TestCase]) -> None:

@@ -94,9 +94,7 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
                 name=item["name"],
                 args=args if isinstance(args, dict) else {"_value": args},
                 result=item.get("result"),
-                bytes=item.get("bytes")
-                if isinstance(item.get("bytes"), int)
-                else result_bytes(item.get("result")),
+                bytes=result_bytes(item.get("result")),  # assay measures it, always
                 duration_ms=item.get("duration_ms"),
                 error=None if item.get("error") is None else str(item.get("error")),
             )
@@ -108,12 +106,12 @@ def token_usage(raw: Any) -> TokenUsage | None:
     """Read a usage object; OpenAI (prompt/completion) and Anthropic (input/output) names."""
     if not isinstance(raw, dict):
         return None
-    prompt = raw.get("prompt_tokens", raw.get("input_tokens", 0)) or 0
-    completion = raw.get("completion_tokens", raw.get("output_tokens", 0)) or 0
     try:
+        prompt = int(raw.get("prompt_tokens", raw.get("input_tokens", 0)) or 0)
+        completion = int(raw.get("completion_tokens", raw.get("output_tokens", 0)) or 0)
         return TokenUsage(
-            prompt_tokens=int(prompt),
-            completion_tokens=int(completion),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
             total_tokens=int(raw.get("total_tokens") or prompt + completion),
             cache_creation_tokens=int(
                 raw.get("cache_creation_tokens", raw.get("cache_creation_input_tokens", 0)) or 0

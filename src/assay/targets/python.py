@@ -54,6 +54,8 @@ class _PythonSession(AgentSession):
                 payload = await self.fn(request.input, request.session_id)
             else:
                 payload = await asyncio.to_thread(self.fn, request.input, request.session_id)
+            if inspect.isawaitable(payload):  # an async callable inspect did not recognise
+                payload = await payload
         except SessionLost:
             raise
         except Exception as exc:
