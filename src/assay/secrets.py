@@ -42,13 +42,17 @@ def redact_config(value: Any) -> Any:
 class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
+        self._ordered: list[str] = []
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
         self.secrets.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LENGTH)
+        # longest first, so a secret that contains another is masked whole
+        self._ordered = sorted(self.secrets, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        for secret in sorted(self.secrets, key=len, reverse=True):
+        """``text`` with every known secret masked (the same object when none occurs)."""
+        for secret in self._ordered:
             if secret in text:
                 text = text.replace(secret, MASK)
         return text

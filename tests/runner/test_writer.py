@@ -28,7 +28,7 @@ def test_every_result_is_stored_in_position_order(tmp_path: Path) -> None:
     writer = ResultWriter(store.reopen, "run-1")
     count = BATCH_SIZE * 2 + 7  # two full batches and a partial one flushed by close
     for i in reversed(range(count)):  # handed over out of order, as tests finish
-        writer.add(i, result(i))
+        writer.add(i, result(i).model_dump_json())
     writer.close()
     assert writer.written == count
     stored = list(store.iter_results("run-1"))
@@ -48,5 +48,5 @@ def test_a_store_failure_in_the_writer_is_raised_in_the_run() -> None:
     writer = ResultWriter(FailingStore, "run-1")
     with pytest.raises(StoreError, match="disk I/O error"):
         for i in range(BATCH_SIZE * 4):
-            writer.add(i, result(i))
+            writer.add(i, result(i).model_dump_json())
         writer.close()

@@ -17,6 +17,7 @@ from assay.cases.compile import compile_suite
 from assay.cases.models import TestCase
 from assay.config import Suite
 from assay.errors import ConfigError, Problem
+from assay.secrets import Redactor
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SUITE_MODELS: list[type[BaseModel]] = [
@@ -65,6 +66,8 @@ def substitute_env(
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         found = os.environ.get(name)
+        if not found and default is not None:  # unset or empty, as the shell's :- reads it
+            return default
         if found is None:
             if default is not None:
                 return default
@@ -82,6 +85,10 @@ def substitute_env(
         return found
 
     return _VAR.sub(replace, value)
+
+
+def masked(problems: list[Problem], hide: Redactor) -> list[Problem]:
+    return [Problem(p.source, p.path, hide(p.message)) for p in problems]
 
 
 def read_yaml(path: Path) -> Any:
@@ -113,15 +120,15 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     resolved = substitute_env(raw, source, "", problems, secrets)
     if problems:
         raise ConfigError(problems)
+    hide = Redactor(secrets)  # a message may quote a value that came from ${VAR}
     try:
         suite = Suite.model_validate(resolved)
     except ValidationError as exc:
-        raise ConfigError(
-            pydantic_problems(source, exc, known_fields=all_field_names(_SUITE_MODELS))
-        ) from None
+        found = pydantic_problems(source, exc, known_fields=all_field_names(_SUITE_MODELS))
+        raise ConfigError(masked(found, hide)) from None
     cases, problems = compile_suite(suite, source)
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(masked(problems, hide))
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
 
 

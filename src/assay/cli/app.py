@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from assay.errors import AssayError
+from assay.secrets import REDACTOR
 
 app = typer.Typer(
     name="assay",
@@ -36,7 +37,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except AssayError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            err_console.print(f"[bold red]error:[/] {escape(REDACTOR(str(exc)))}")
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper

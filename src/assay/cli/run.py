@@ -9,7 +9,7 @@ import typer
 
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.summary import print_summary
-from assay.errors import ConfigError, Problem
+from assay.errors import ConfigError, Problem, StoreError
 from assay.reporters import format_for_path, render, write_report
 from assay.runner import RunJob, RunRequest
 from assay.store import open_store
@@ -77,7 +77,13 @@ def run(
                 if path is None:
                     typer.echo(render(report, f), nl=False)
                 else:
-                    write_report(report, path, f)
+                    try:
+                        write_report(report, path, f)
+                    except OSError as exc:
+                        raise StoreError(
+                            f"cannot write the report to {str(path)!r}: {exc.strerror}; the run "
+                            f"is stored: assay report {outcome.run.id[:12]} --out OTHER_PATH"
+                        ) from None
                     console.print(f"wrote {path}")
     finally:
         opened.close()
@@ -91,6 +97,20 @@ def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
         raise ConfigError([Problem("options", "--format", "give one --out per --format")])
     if not out:
         return [(None, format_for_path(Path("stdout"), fmt[0]))] if fmt else []
+    for path in out:  # checked before the run: a run's hours are not lost to a typo
+        parent = next((p for p in path.absolute().parents if p.exists()), None)
+        if path.is_dir() or (parent is not None and not parent.is_dir()):
+            where = path if path.is_dir() else parent
+            raise ConfigError(
+                [
+                    Problem(
+                        "options",
+                        "--out",
+                        f"cannot write a report to {str(path)!r}: "
+                        f"{str(where)!r} is {'a folder' if path.is_dir() else 'a file'}",
+                    )
+                ]
+            )
     return [
         (path, format_for_path(path, fmt[i] if i < len(fmt) else None))
         for i, path in enumerate(out)

@@ -17,7 +17,7 @@ MetricKind = Literal["standard", "tool", "code", "judge", "conversation"]
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
 
 class TokenUsage(_Record):

@@ -175,6 +175,8 @@ class SummaryBuilder:
         for turn in result.turns or ():
             for name, reason in turn.metrics_not_run.items():
                 not_run.setdefault(name, reason)
+        for metric in result.metric_results:  # ran on some turn: it counts as evaluated
+            not_run.pop(metric.metric_name, None)
         for name, reason in not_run.items():
             entry = s.metrics_not_run.get(name)
             if entry is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -21,6 +21,12 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a public record, by its CLI name."""
-    schema = SCHEMA_MODELS[name].model_json_schema()
+    # Records describe assay's output, where every field is always present: the
+    # serialisation schema marks them required (as contract §2 does for tool_calls, errors...).
+    # The suite schema describes input, where defaults may be left out.
+    mode: Literal["validation", "serialization"] = (
+        "validation" if name == "suite" else "serialization"
+    )
+    schema = SCHEMA_MODELS[name].model_json_schema(mode=mode)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

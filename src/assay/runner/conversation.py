@@ -134,6 +134,8 @@ async def run_case(
                 errors.append(f"timed out after {settings.turn_timeout_s:g} s")
             except TargetError as exc:
                 errors.append(str(exc))
+            except Exception as exc:  # a target's own bug still fails only this turn
+                errors.append(f"the target failed: {type(exc).__name__}: {exc}")
             latency_ms = (time.perf_counter() - t0) * 1000
             failures_in_a_row = failures_in_a_row + 1 if errors else 0
             if lost is None and failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:

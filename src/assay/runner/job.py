@@ -23,7 +23,7 @@ from assay.runner.plan import RunPlan, plan_run
 from assay.runner.progress import RunProgress
 from assay.runner.request import RunRequest, fingerprint
 from assay.runner.scheduler import run_cases
-from assay.runner.writer import ResultWriter
+from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
 from assay.targets.base import Target
 from assay.version import __version__
@@ -193,7 +193,8 @@ class RunJob:
             with RunProgress(len(work), enabled=self.progress) as progress:
 
                 def on_result(position: int, result: TestResult) -> None:
-                    writer.add(position, result)
+                    result, payload = encode_result(result)
+                    writer.add(position, payload)
                     builder.add(result)
                     shown.add(position, result)
                     progress.advance(result)

@@ -16,8 +16,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from assay.errors import AssayError, StoreError
 from assay.results.models import TestResult
+from assay.secrets import REDACTOR
 
 BATCH_SIZE = 256
 MAX_DELAY_S = 0.25  # a result waits at most about this long before it is stored
@@ -70,6 +73,34 @@ def _writer_main(
         outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
 
 
+def _json_safe(value: Any) -> Any:
+    """A dumped result made storable: text without lone surrogates, odd objects as text."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_json_safe(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return str(value)
+
+
+def encode_result(result: TestResult) -> tuple[TestResult, str]:
+    """The result as it will be stored and shown, and its JSON: an agent's lone surrogate or
+    unserialisable tool result is made storable, and known secrets (${VAR} values, keys,
+    credential headers) are masked wherever the agent echoed them."""
+    try:
+        payload = result.model_dump_json()
+    except (PydanticSerializationError, ValueError):
+        result = TestResult.model_validate(_json_safe(result.model_dump()))
+        payload = result.model_dump_json()
+    masked = REDACTOR(payload)
+    if masked is not payload:
+        return TestResult.model_validate_json(masked), masked
+    return result, payload
+
+
 class ResultWriter:
     """``add`` hands a result to the writer process; ``close`` waits until everything is
     stored and raises the writer's failure, if any (a StoreError: exit 3)."""
@@ -91,12 +122,13 @@ class ResultWriter:
         self.error: AssayError | None = None
         self.written = 0
 
-    def add(self, position: int, result: TestResult) -> None:
+    def add(self, position: int, payload: str) -> None:
+        """Hand over a result's JSON (from ``encode_result``) to be stored."""
         if self.error is None and self._replies.poll():
             self._read_reply()
         if self.error is not None:
             raise self.error
-        self._pending.append(b"%d %s" % (position, result.model_dump_json().encode()))
+        self._pending.append(b"%d %s" % (position, payload.encode()))
         if len(self._pending) >= SEND_EVERY:
             self._flush()
 

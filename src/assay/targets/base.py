@@ -89,8 +89,8 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
                 args = json.loads(args)
             except json.JSONDecodeError:
                 args = {"_raw": args}
-        calls.append(
-            ToolInvocation(
+        try:
+            call = ToolInvocation(
                 name=item["name"],
                 args=args if isinstance(args, dict) else {"_value": args},
                 result=item.get("result"),
@@ -98,7 +98,13 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
                 duration_ms=item.get("duration_ms"),
                 error=None if item.get("error") is None else str(item.get("error")),
             )
-        )
+        except ValidationError as exc:
+            problem = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in problem["loc"])
+            raise TargetError(
+                f"tool_invocations[{i}].{field}: {problem['msg']} (got {problem.get('input')!r})"
+            ) from None
+        calls.append(call)
     return calls
 
 

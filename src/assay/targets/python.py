@@ -4,9 +4,11 @@ returning a string or a dict shaped like the http default reply (SPEC §4)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,33 @@ def import_callable(spec: str, search_dirs: tuple[Path, ...] = (), what: str = "
     return fn
 
 
+def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """Run a sync agent call on a thread of its own. A daemon thread, not a pool's: a call
+    that outlives its turn timeout (or hangs for good) neither holds up the run's exit nor
+    takes a pool slot from the next turn."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # timed out or cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = fn(*args), None
+        except BaseException as exc:  # handed to the awaiting turn
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name="assay-agent-call", daemon=True).start()
+    return future
+
+
 class _PythonSession(AgentSession):
     def __init__(self, fn: AgentFunction, is_async: bool) -> None:
         self.fn = fn
@@ -53,7 +82,7 @@ class _PythonSession(AgentSession):
             if self.is_async:
                 payload = await self.fn(request.input, request.session_id)
             else:
-                payload = await asyncio.to_thread(self.fn, request.input, request.session_id)
+                payload = await in_daemon_thread(self.fn, request.input, request.session_id)
             if inspect.isawaitable(payload):  # an async callable inspect did not recognise
                 payload = await payload
         except SessionLost:
