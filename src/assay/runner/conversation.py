@@ -100,7 +100,7 @@ def skipped_turn(index: int, turn: Turn, reason: str) -> TurnResult:
 async def run_case(
     case: TestCase, target: Target, settings: CaseSettings, repeat_index: int = 0
 ) -> TestResult:
-    """Run a single-turn or scripted multi-turn case. Goal cases go to ``assay.simulation``."""
+    """Run a single-turn or scripted multi-turn case (goal cases: see ``scheduler.run_one``)."""
     started = now_iso()
     session_id = new_session_id(settings.run_id)
     session = target.session(session_id)

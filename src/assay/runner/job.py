@@ -1,8 +1,8 @@
 """One ``assay run`` from request to stored results: plan, store, run, summarise.
 
-Every finished test is written to the store as it finishes (in batches, from a thread), so
-memory does not grow with the number of tests and a run killed at any moment loses nothing
-that was written; ``--resume`` re-runs only the tests without a stored result.
+Every finished test is written to the store as it finishes (in batches, by a forked writer
+process), so memory does not grow with the number of tests and a run killed at any moment
+loses nothing that was written; ``--resume`` re-runs only the tests without a stored result.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
@@ -22,7 +22,7 @@ from assay.runner.conversation import CaseSettings, now_iso
 from assay.runner.plan import RunPlan, plan_run
 from assay.runner.progress import RunProgress
 from assay.runner.request import RunRequest, fingerprint
-from assay.runner.scheduler import run_cases
+from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
 from assay.targets.base import Target
@@ -41,7 +41,6 @@ class JobOutcome:
     summary: ReportSummary
     shown: list[TestResult]  # what the terminal table lists, in test order
     interrupted: bool = False
-    new_results: int = 0
 
 
 @dataclass
@@ -69,15 +68,11 @@ def git_commit() -> str | None:
     return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
-def _work(
-    cases: list[TestCase], repeat: int, skip: set[tuple[str, int]]
-) -> list[tuple[int, TestCase, int]]:
-    return [
-        (i * repeat + r, case, r)
-        for i, case in enumerate(cases)
-        for r in range(repeat)
-        if (case.name, r) not in skip
-    ]
+def _slots(cases: list[TestCase], repeat: int) -> Iterator[tuple[int, TestCase, int]]:
+    """Every (position, case, repeat_index) of a run; positions order the stored results."""
+    for i, case in enumerate(cases):
+        for r in range(repeat):
+            yield i * repeat + r, case, r
 
 
 class RunJob:
@@ -148,11 +143,7 @@ class RunJob:
 
     def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: _Shown) -> None:
         """A resumed run's summary starts from the results already stored."""
-        positions = {
-            (case.name, r): i * self.repeat + r
-            for i, case in enumerate(self.cases)
-            for r in range(self.repeat)
-        }
+        positions = {(case.name, r): pos for pos, case, r in _slots(self.cases, self.repeat)}
         for result in self.store.iter_results(run.id):
             builder.add(result)
             shown.add(positions.get((result.test_name, result.repeat_index), 0), result)
@@ -177,7 +168,7 @@ class RunJob:
 
     def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
         run, done = self._start_run(target)
-        work = _work(self.cases, self.repeat, done)
+        work = [s for s in _slots(self.cases, self.repeat) if (s[1].name, s[2]) not in done]
         builder = SummaryBuilder(self.repeat)
         shown = _Shown(len(self.cases) * self.repeat)
         if done:
@@ -199,13 +190,16 @@ class RunJob:
                     shown.add(position, result)
                     progress.advance(result)
 
-                asyncio.run(self._drive(target, judge, iter(work), settings, on_result))
+                asyncio.run(self._drive(target, judge, work, settings, on_result))
             status = "completed"
         except KeyboardInterrupt:
             status = "interrupted"
         finally:
             try:
                 writer.close()  # every result handed over is written before the status
+            except BaseException:
+                status = "failed"  # results were lost on the way to the store
+                raise
             finally:
                 summary = builder.build()
                 if status == "completed" or status == "interrupted":
@@ -214,15 +208,15 @@ class RunJob:
                     self.store.finish_run(run.id, run.status, summary, run.finished_at)
                 else:
                     self.store.set_status(run.id, "failed")
-        return JobOutcome(run, summary, shown.ordered(), status == "interrupted", writer.written)
+        return JobOutcome(run, summary, shown.ordered(), status == "interrupted")
 
     async def _drive(
         self,
         target: Target,
         judge: ChatModel | None,
-        work: Iterator[tuple[int, TestCase, int]],
+        work: Iterable[tuple[int, TestCase, int]],
         settings: CaseSettings,
-        on_result: Any,
+        on_result: ResultSink,
     ) -> None:
         await target.start()
         try:

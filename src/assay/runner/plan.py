@@ -63,25 +63,24 @@ def plan_run(
     judge = parse_judge_option(judge_option) if judge_option else suite.judge
     if judge is not None and judge_base_url:
         judge = judge.model_copy(update={"base_url": judge_base_url})
-    cases = list(loaded.cases)
-    files = [suite_path] if suite_path else []
-    if suite.datasets or datasets:
-        from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
-
-    sources = [(loaded.base_dir / ds, ds) for ds in suite.datasets]
-    sources += [(ds_path, str(ds_path)) for ds_path in datasets]
-    for (path, label), prefix in zip(
-        sources, dataset_prefixes([lb for _, lb in sources]), strict=True
-    ):
-        files.append(path)
-        cases.extend(dataset_cases(path, suite, label, judge is not None, prefix))
-    _check_unique_names(cases)
     target = parse_target_option(target_option) if target_option else suite.target
-    if target is None:
+    if target is None:  # said before any dataset is read: a big file is no reason to wait
         where = str(suite_path) if suite_path else "options"
         raise ConfigError(
             [Problem(where, "target", "no target: add target: to the suite, or pass --target")]
         )
+    cases = list(loaded.cases)
+    files = [suite_path] if suite_path else []
+    sources = [(loaded.base_dir / ds, ds) for ds in suite.datasets]
+    sources += [(ds_path, str(ds_path)) for ds_path in datasets]
+    if sources:
+        from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
+
+        prefixes = dataset_prefixes([label for _, label in sources])
+        for (path, label), prefix in zip(sources, prefixes, strict=True):
+            files.append(path)
+            cases.extend(dataset_cases(path, suite, label, judge is not None, prefix))
+    _check_unique_names(cases)
     snapshot = redact_config(
         {
             **loaded.raw,

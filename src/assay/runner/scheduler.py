@@ -7,14 +7,14 @@ with the number of tests; each finished result goes straight to ``on_result``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from assay.cases.models import TestCase
 from assay.results.models import TestResult
 from assay.runner.conversation import CaseSettings, now_iso, run_case
 from assay.targets.base import Target
 
-ResultSink = Callable[[int, TestResult], Awaitable[None] | None]
+ResultSink = Callable[[int, TestResult], None]  # (position, result); must not block
 
 
 def not_run_result(case: TestCase, reason: str, repeat_index: int = 0) -> TestResult:
@@ -56,9 +56,6 @@ async def run_cases(
 
     async def worker() -> None:
         for position, case, repeat_index in items:
-            result = await run_one(case, target, settings, repeat_index)
-            done = on_result(position, result)
-            if done is not None:
-                await done
+            on_result(position, await run_one(case, target, settings, repeat_index))
 
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
