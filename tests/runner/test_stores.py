@@ -8,7 +8,6 @@ from pathlib import Path
 
 from tests.cli.conftest import ASSAY, REPO
 from tests.runner.test_resume import essence
-from tests.store.conftest import pg_role, pg_url  # noqa: F401  (fixtures)
 
 SUITE = REPO / "examples" / "calculator" / "suite.yaml"
 
@@ -45,7 +44,7 @@ def run_into(store: str, folder: Path) -> dict[str, object]:
     return loaded
 
 
-def test_sqlite_and_postgresql_store_the_same_results(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_sqlite_and_postgresql_store_the_same_results(tmp_path: Path, pg_url: str) -> None:
     lite = run_into(f"sqlite:///{tmp_path / 'lite' / 'assay.db'}", tmp_path / "lite")
     pg = run_into(pg_url, tmp_path / "pg")
     assert essence(lite) == essence(pg)

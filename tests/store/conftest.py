@@ -1,17 +1,10 @@
-"""Stores on a real SQLite file and on the real PostgreSQL server, and sample results.
-
-Each PostgreSQL store lives in a schema of its own (``search_path`` in the URL), created
-for one test and dropped after it, so tests never see each other's runs or anyone else's
-tables in the shared database.
-"""
+"""Stores on a real SQLite file and on the real PostgreSQL server (``pg_url``, from
+tests/conftest.py), and sample results."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from assay.results.models import (
@@ -24,37 +17,6 @@ from assay.results.models import (
     TurnResult,
 )
 from assay.results.rollup import rollup_multi_turn, single_turn_result
-
-PG_HOST = "127.0.0.1:5432"
-PG_DATABASE = "test"
-PG_ROLES = ("postgres", "root")
-
-
-def _pg_role() -> str:
-    reasons = []
-    for role in PG_ROLES:
-        try:
-            with psycopg.connect(f"postgresql://{role}@{PG_HOST}/{PG_DATABASE}", connect_timeout=5):
-                return role
-        except psycopg.Error as exc:
-            reasons.append(f"{role}: {exc}")
-    raise RuntimeError(f"PostgreSQL at {PG_HOST} is needed by tests/store: {'; '.join(reasons)}")
-
-
-@pytest.fixture(scope="session")
-def pg_role() -> str:
-    return _pg_role()
-
-
-@pytest.fixture
-def pg_url(pg_role: str) -> Iterator[str]:
-    schema = f"assay_test_{uuid.uuid4().hex[:12]}"
-    admin = f"postgresql://{pg_role}@{PG_HOST}/{PG_DATABASE}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    yield f"postgresql+psycopg://{pg_role}@{PG_HOST}/{PG_DATABASE}?options=-csearch_path%3D{schema}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 @pytest.fixture
