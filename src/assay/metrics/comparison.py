@@ -18,12 +18,6 @@ from assay.metrics.tools.matchers import show
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 
 
-def parse_number(text: str, *, percent: bool = True, thousands: bool = True) -> float | None:
-    """A whole string as a finite number: ``"5,120"`` and ``"14.14%"`` (= 0.1414) when allowed."""
-    found = read_number(text, percent=percent, thousands=thousands)
-    return None if found is None else found.value
-
-
 REASON_CLIP = 80  # characters of each text quoted in a mismatch reason
 
 
