@@ -26,7 +26,9 @@ def _pg_role() -> str:
                 return role
         except psycopg.Error as exc:
             reasons.append(f"{role}: {exc}")
-    raise RuntimeError(f"PostgreSQL at {PG_HOST} is needed by the store tests: {'; '.join(reasons)}")
+    raise RuntimeError(
+        f"PostgreSQL at {PG_HOST} is needed by the store tests: {'; '.join(reasons)}"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,10 @@ import typer
 from assay.cli.app import app, out_console, user_errors
 from assay.errors import ConfigError
 
+# The defaults SPEC §4 documents; assay.demo is imported only when the command runs.
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
 agent_app = typer.Typer(
     name="agent",
     help="Serve a built-in agent to try assay against.",
@@ -21,8 +25,10 @@ app.add_typer(agent_app, name="agent")
 @agent_app.command("travel")
 @user_errors
 def travel(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on; 0 picks a free one.")] = (8765),
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="Port to listen on; 0 picks a free one.")] = (
+        DEFAULT_PORT
+    ),
 ) -> None:
     """Serve the deterministic travel agent (no API key): POST /chat, GET /health."""
     try:

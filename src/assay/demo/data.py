@@ -36,7 +36,6 @@ CITIES: dict[str, str] = {
     "Frankfurt": "FRA",
     "London": "LHR",
 }
-AIRPORT_CITY: dict[str, str] = {code: city for city, code in CITIES.items()}
 
 # (flight_no, from, to, departure HH:MM, minutes in the air); the leg number is position + 1.
 _LEGS: list[tuple[str, str, str, str, int]] = [

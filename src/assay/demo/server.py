@@ -24,7 +24,6 @@ from assay.errors import SessionLost
 
 AGENT_KEY = web.AppKey("agent", TravelAgent)
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 _USAGE = 'send a JSON object: {"query": "...", "session_id": "...", "turn_id": 1}'
 
 

@@ -21,17 +21,6 @@ from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvoc
 if TYPE_CHECKING:
     from assay.metrics.tools.assertions import ExpectedTool
 
-# The inputs a metric may need; ``missing_input`` names the first one a context lacks.
-INPUTS = (
-    "response",
-    "ground_truth",
-    "context",
-    "history",
-    "judge",
-    "expected_trajectory",
-    "multi_turn",
-)
-
 
 @dataclass(frozen=True)
 class Exchange:

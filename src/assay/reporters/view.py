@@ -13,7 +13,6 @@ from typing import Any
 
 from assay.results.models import MetricResult, Report, ReportSummary, TestResult, TurnResult
 
-STATUSES = ("passed", "failed", "error", "not_run")
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
 
 
