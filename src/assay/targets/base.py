@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from assay.errors import TargetError
 from assay.results.models import TokenUsage, ToolInvocation
+from assay.targets._plain import plain_json
 
 
 @dataclass(frozen=True)
@@ -66,15 +67,20 @@ class Target(ABC):
 
 
 def result_bytes(result: Any) -> int:
-    """Length of the JSON of a tool result, as the contract's ``bytes``."""
+    """Length of the JSON of a (plain, see ``plain_json``) tool result: the contract's
+    ``bytes``."""
     try:
         return len(json.dumps(result, ensure_ascii=False, default=str).encode())
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return len(str(result).encode())
 
 
 def tool_invocations(raw: Any) -> list[ToolInvocation]:
     """Normalise a reply's tool invocations and fill ``bytes``."""
+    return _read_tool_invocations(plain_json(raw, "tool_invocations"))
+
+
+def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -85,10 +91,7 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
             raise TargetError(f"tool_invocations[{i}] must be an object with a string 'name'")
         args = item.get("args", item.get("arguments")) or {}
         if isinstance(args, str):  # OpenAI-style JSON-encoded arguments
-            try:
-                args = json.loads(args)
-            except json.JSONDecodeError:
-                args = {"_raw": args}
+            args = _decoded_arguments(args, f"tool_invocations[{i}].args")
         try:
             call = ToolInvocation(
                 name=item["name"],
@@ -106,6 +109,14 @@ def tool_invocations(raw: Any) -> list[ToolInvocation]:
             ) from None
         calls.append(call)
     return calls
+
+
+def _decoded_arguments(text: str, where: str) -> Any:
+    """JSON-encoded arguments, decoded (and held to the limits of ``plain_json``)."""
+    try:
+        return plain_json(json.loads(text), where)
+    except (ValueError, RecursionError):  # not JSON, too deep, or an over-long integer
+        return {"_raw": text}
 
 
 def token_usage(raw: Any) -> TokenUsage | None:
@@ -132,7 +143,9 @@ def token_usage(raw: Any) -> TokenUsage | None:
 
 def reply_from_payload(payload: Any) -> Reply:
     """A reply in the http default shape (``{"response", "tool_invocations", "token_usage"}``)
-    or a bare string."""
+    or a bare string, read from a plain copy (``plain_json``): a cyclic, too deep or too
+    large reply fails its turn with the path of the value at fault."""
+    payload = plain_json(payload)
     if isinstance(payload, str):
         return Reply(text=payload)
     if not isinstance(payload, dict):
@@ -142,6 +155,6 @@ def reply_from_payload(payload: Any) -> Reply:
         text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)
     return Reply(
         text=text,
-        tool_invocations=tool_invocations(payload.get("tool_invocations")),
+        tool_invocations=_read_tool_invocations(payload.get("tool_invocations")),
         token_usage=token_usage(payload.get("token_usage")),
     )

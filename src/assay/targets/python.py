@@ -3,16 +3,14 @@ returning a string or a dict shaped like the http default reply (SPEC §4)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
 import inspect
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.targets.base import AgentSession, Reply, Target, TurnRequest, reply_from_payload
 
@@ -29,9 +27,11 @@ def import_callable(spec: str, search_dirs: tuple[Path, ...] = (), what: str = "
             sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # any import-time failure is the user's module, not assay
+    except KeyboardInterrupt:  # Ctrl-C while importing: the user's, not the module's
+        raise
+    except BaseException as exc:  # any import-time failure, sys.exit too
         raise ConfigError(
-            [Problem("options", what, f"cannot import module {module_name!r}: {exc}")]
+            [Problem("options", what, f"cannot import module {module_name!r}: {describe(exc)}")]
         ) from None
     fn: Any = module
     for part in attr.split("."):
@@ -43,33 +43,6 @@ def import_callable(spec: str, search_dirs: tuple[Path, ...] = (), what: str = "
     if not callable(fn):
         raise ConfigError([Problem("options", what, f"{spec!r} is not callable")])
     return fn
-
-
-def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-    """Run a sync agent call on a thread of its own. A daemon thread, not a pool's: a call
-    that outlives its turn timeout (or hangs for good) neither holds up the run's exit nor
-    takes a pool slot from the next turn."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():  # timed out or cancelled meanwhile
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def work() -> None:
-        try:
-            result, error = fn(*args), None
-        except BaseException as exc:  # handed to the awaiting turn
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=work, name="assay-agent-call", daemon=True).start()
-    return future
 
 
 class _PythonSession(AgentSession):
@@ -85,11 +58,13 @@ class _PythonSession(AgentSession):
                 payload = await in_daemon_thread(self.fn, request.input, request.session_id)
             if inspect.isawaitable(payload):  # an async callable inspect did not recognise
                 payload = await payload
-        except SessionLost:
+            # read here: a dict subclass's get() or an object's __str__ is the agent's code too
+            return reply_from_payload(payload)
+        except (SessionLost, TargetError):
             raise
-        except Exception as exc:
-            raise TargetError(f"the agent raised {type(exc).__name__}: {exc}") from exc
-        return reply_from_payload(payload)
+        except BaseException as exc:  # sys.exit, KeyboardInterrupt: this turn's
+            reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the agent
+            raise TargetError(f"the agent raised {describe(exc)}") from None
 
 
 class PythonTarget(Target):
