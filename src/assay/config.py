@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TURN_TIMEOUT_S = 60.0
+DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-asks included
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
@@ -114,6 +115,7 @@ class ModelConfig(_Strict):
 class ExecutionConfig(_Strict):
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
     turn_timeout_s: float = Field(default=DEFAULT_TURN_TIMEOUT_S, gt=0)
+    metric_timeout_s: float = Field(default=DEFAULT_METRIC_TIMEOUT_S, gt=0)
     retries: int = Field(default=DEFAULT_RETRIES, ge=0)
     repeat: int = Field(default=1, ge=1)
 

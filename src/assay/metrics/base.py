@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay._isolation import in_daemon_thread
 from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
 
 if TYPE_CHECKING:
     from assay.metrics.tools.assertions import ExpectedTool
+
+# A deterministic metric scores a turn whose response and tool results are at most this long
+# on the event loop; a longer one on a thread (see ``Metric.evaluate``).
+INLINE_LIMIT_CHARS = 65_536
 
 
 @dataclass(frozen=True)
@@ -143,10 +148,14 @@ class Metric(ABC):
         raise NotImplementedError
 
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
-        return self._scored(lambda: self.measure_conversation(conv))
+        size = sum(len(t.response or "") + _tools_size(t.tool_invocations) for t in conv.turns)
+        return await _off_the_loop_if_large(
+            size, self._scored, lambda: self.measure_conversation(conv)
+        )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
-        return self.run_sync(ctx)
+        size = len(ctx.response or "") + _tools_size(ctx.tool_invocations)
+        return await _off_the_loop_if_large(size, self.run_sync, ctx)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
         return self._scored(lambda: self.measure(ctx))
@@ -190,6 +199,22 @@ class Metric(ABC):
             evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
             **extra,
         )
+
+
+def _tools_size(calls: Sequence[ToolInvocation]) -> int:
+    return sum(len(c.name) + (c.bytes or 0) for c in calls)
+
+
+async def _off_the_loop_if_large(
+    size: int, fn: Callable[..., MetricResult], *args: Any
+) -> MetricResult:
+    """A deterministic metric's work: inline on a small input (microseconds, the usual case),
+    on a thread of its own on a large one, so that other conversations go on meanwhile and
+    the runner's time limit (``execution.metric_timeout_s``) can give up on it."""
+    if size <= INLINE_LIMIT_CHARS:
+        return fn(*args)
+    result: MetricResult = await in_daemon_thread(fn, *args)
+    return result
 
 
 NO_JUDGE = "no judge model configured (set judge: in the suite, or pass --judge)"

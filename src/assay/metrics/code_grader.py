@@ -4,7 +4,8 @@ The grader is imported when the suite loads (an import failure is a load-time er
 ``grader``). It receives the turn's ``MetricContext`` (frozen; its tool calls are copies) and
 returns a bool, a number in 0-1, a ``Score``, or a dict with ``score``, ``passed``,
 ``reason`` and ``details`` (each optional, but one of score/passed is needed). It may be
-async. It runs in-process, with the same trust as the suite that names it.
+async. It runs in-process, with the same trust as the suite that names it, but whatever it
+raises (``sys.exit`` included) or however long it runs fails only this metric.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
+from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
 from assay.errors import ConfigError
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
 from assay.results.models import MetricResult
@@ -129,14 +131,21 @@ class Code(Metric):
         return to_score(value)
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
+        """A sync grader runs on a thread of its own, so one that loops or blocks neither
+        stalls other conversations nor outlasts the metric time limit; an async one runs on
+        the loop, under the same limit."""
         started = time.perf_counter()
         try:
-            value = self.grader(read_only(ctx))
+            if inspect.iscoroutinefunction(self.grader):
+                value = await self.grader(read_only(ctx))
+            else:
+                value = await in_daemon_thread(self.grader, read_only(ctx))
             if inspect.isawaitable(value):
                 value = await value
             outcome = to_score(value)
-        except Exception as exc:  # the grader's failure is this metric's, not the run's
-            return self.failure(f"{type(exc).__name__}: {exc}", started)
+        except BaseException as exc:  # sys.exit too: this metric's, not the run's
+            reraise_if_cancelling(exc)
+            return self.failure(describe(exc), started)
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:

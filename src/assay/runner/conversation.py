@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.cases.models import TestCase, Turn
+from assay.config import DEFAULT_METRIC_TIMEOUT_S, DEFAULT_TURN_TIMEOUT_S
 from assay.errors import SessionLost, TargetError
 from assay.metrics.base import ConversationContext, Exchange, MetricContext
+from assay.metrics.guard import score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, single_turn_result, turn_passed
@@ -25,7 +27,8 @@ MAX_CONSECUTIVE_FAILURES = 2
 
 @dataclass(frozen=True)
 class CaseSettings:
-    turn_timeout_s: float = 60.0
+    turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S
+    metric_timeout_s: float = DEFAULT_METRIC_TIMEOUT_S
     judge: Any = None  # an assay.models chat model, when one is configured
     run_id: str = ""
 
@@ -70,11 +73,11 @@ async def score_turn(
     results: list[MetricResult] = []
     not_run: dict[str, str] = {}
     for metric in turn.metrics:
-        reason = metric.missing_input(ctx)
-        if reason:
-            not_run[metric.label] = reason
+        outcome = await score_turn_metric(metric, ctx, settings.metric_timeout_s)
+        if isinstance(outcome, str):
+            not_run[metric.label] = outcome
         else:
-            results.append(await metric.evaluate(ctx))
+            results.append(outcome)
     return results, not_run
 
 
@@ -187,11 +190,10 @@ async def score_conversation(
         multi_turn=case.type != "single_turn",
     )
     for metric in case.test_metrics:
-        reason = metric.missing_conversation_input(conv)
-        if reason:
-            result.metrics_not_run[metric.label] = reason
+        scored = await score_test_metric(metric, conv, settings.metric_timeout_s)
+        if isinstance(scored, str):
+            result.metrics_not_run[metric.label] = scored
             continue
-        scored = await metric.evaluate_conversation(conv)
         result.metric_results.append(scored)
         if scored.passed is False and result.passed:
             result.passed = False

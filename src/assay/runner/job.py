@@ -176,6 +176,7 @@ class RunJob:
         writer = ResultWriter(self.store.reopen, run.id)  # its own connections
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
+            metric_timeout_s=self.plan.suite.execution.metric_timeout_s,
             judge=judge,
             run_id=run.id,
         )

@@ -1,0 +1,33 @@
+"""Code graders that misbehave as user code can, imported by ``module:callable``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import Any
+
+release = threading.Event()  # set by the tests when they are done with a hanging grader
+
+
+def exits(ctx: Any) -> bool:
+    sys.exit(0)
+
+
+def interrupts(ctx: Any) -> bool:
+    raise KeyboardInterrupt
+
+
+def hangs(ctx: Any) -> bool:
+    """Blocks its thread until the test releases it: a grader stuck for good."""
+    release.wait()
+    return True
+
+
+async def hangs_async(ctx: Any) -> bool:
+    await asyncio.Event().wait()
+    return True
+
+
+def passes(ctx: Any) -> bool:
+    return True
