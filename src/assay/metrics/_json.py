@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any
 
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
+_FENCE_OPENING = re.compile(r"```[\w-]*(?P<space>\s*)")  # matched at one position only
+_FENCE = "```"
 
 
 class NotJson(ValueError):
@@ -14,9 +15,19 @@ class NotJson(ValueError):
 
 
 def strip_code_fence(text: str) -> str:
-    """The body of a reply that is one fenced block (```json ... ```), else the text itself."""
-    match = _FENCE.match(text)
-    return match.group("body") if match else text
+    """The body of a reply that is one fenced block (```json ... ```), else the text itself.
+    Found without a scanning pattern (a lazy body before an anchored closing fence took
+    quadratic time on a reply of blanks)."""
+    inner = text.strip()
+    opening = _FENCE_OPENING.match(inner)
+    if opening is None or not inner.endswith(_FENCE):
+        return text
+    # the body starts after the last line break of the blanks that follow ```lang
+    newline = inner.rfind("\n", opening.start("space"), opening.end("space"))
+    end = len(inner) - len(_FENCE)
+    if newline < 0 or newline + 1 > end:
+        return text
+    return inner[newline + 1 : end].rstrip()
 
 
 def load_json(text: str, *, allow_code_fence: bool = False) -> Any:

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})
 _WHOLE_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,_\u00a0\u202f ]\d{3})+(\.\d+)?$")
 _SEPARATORS = re.compile(r"[,_\u00a0\u202f ]")
+# Bounded widths (64 digits, 12 thousands groups, a look of 64 characters ahead), so that
+# scanning a reply costs a constant per character: an unbounded ``\d+`` backtracking under
+# an unbounded look-ahead made a reply of digits quadratic.
 _IN_PROSE = re.compile(
     r"(?<![\w.])(?P<sign>[-+\u2212])?"
-    r"(?P<num>(?:\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"(?P<exp>[eE][-+]?\d+)?(?![\w.]*\d)"
+    r"(?P<num>(?:\d{1,3}(?:[,\u00a0\u202f]\d{3}){1,12}|\d{1,64})(?:\.\d{1,64})?|\.\d{1,64})"
+    r"(?P<exp>[eE][-+]?\d{1,64})?(?![\w.]{0,64}?\d)"
     r"(?P<pct>\s?%|\s(?:percent|per cent)\b)?",
     re.IGNORECASE,
 )

@@ -21,6 +21,10 @@ _PUNCTUATION = str.maketrans("", "", string.punctuation)
 REASON_CLIP = 80  # characters of each text quoted in a mismatch reason
 
 
+# A reply full of numbers lists this many of them in the details (``count`` has them all).
+NUMBERS_LISTED = 100
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= REASON_CLIP else text[: REASON_CLIP - 1] + "…"
 
@@ -184,8 +188,9 @@ class Numeric(Metric):
             "actual": chosen.value,
             "difference": diff,
         }
-        if mode is not None:
-            details["found"] = [n.text for n in candidates]
+        if mode is not None:  # the first ones: a reply of numbers must not make the result huge
+            details["found"] = [n.text for n in candidates[:NUMBERS_LISTED]]
+            details["count"] = len(candidates)
         reason = (
             None if ok else f"expected {expected.value:g}, got {chosen.value:g} (off by {diff:g})"
         )

@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
 
 MASK = "*"
+# A reply full of findings lists this many in the details (``count`` has them all).
+FINDINGS_LISTED = 100
 
 
 @dataclass(frozen=True)
@@ -48,19 +50,22 @@ def mask_keep(value: str, *, first: int = 0, last: int = 4) -> str:
 
 def scan(text: str, detectors: Sequence[Detector], allow: Sequence[str] = ()) -> list[Finding]:
     """Every finding in ``text``, in order; a span is claimed by the first detector that
-    finds it (so a card number is not also reported as a phone number)."""
+    finds it (so a card number is not also reported as a phone number). Linear in the text:
+    each detector's pattern has a bounded width, and claims are marked per character."""
     allowed = {a.casefold() for a in allow}
-    claimed: list[tuple[int, int]] = []
+    claimed = bytearray()  # 1 where a span is claimed; made on the first match
     findings = []
     for detector in detectors:
         for match in detector.finditer(text):
             start, end = match.span()
-            value = match.group(0)
-            if any(start < e and s < end for s, e in claimed):
+            if not claimed:
+                claimed = bytearray(len(text))
+            elif claimed.find(1, start, end) >= 0:
                 continue
             # a span shaped like this kind is claimed even when its checksum fails, so the
             # digits of an invalid IBAN are not then reported as a phone number
-            claimed.append((start, end))
+            claimed[start:end] = b"\x01" * (end - start)
+            value = match.group(0)
             if value.casefold() in allowed or not detector.valid(value):
                 continue
             findings.append(Finding(detector.kind, start, end, detector.mask(value)))
@@ -90,6 +95,10 @@ class ScanMetric(Metric):
         shown = ", ".join(f"{f.kind} {f.masked}" for f in findings[:5])
         details: dict[str, Any] = {
             "kinds": kinds,
-            "found": [{"kind": f.kind, "masked": f.masked, "at": f.start} for f in findings],
+            "count": len(findings),
+            "found": [
+                {"kind": f.kind, "masked": f.masked, "at": f.start}
+                for f in findings[:FINDINGS_LISTED]
+            ],
         }
         return Score(0.0, reasoning=f"{self.what} found: {shown}", details=details)

@@ -5,7 +5,9 @@ Kinds: ``openai_key`` (``sk-...``, ``sk-proj-...``), ``anthropic_key`` (``sk-ant
 ``aws_secret_access_key`` label), ``github_token`` (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``,
 ``ghr_``, ``github_pat_``), ``slack_token`` (``xoxb-``, ``xoxp-``, ...) and Slack webhooks,
 ``google_api_key`` (``AIza...``), ``stripe_key`` (``sk_live_``/``rk_live_``), ``private_key``
-(a ``-----BEGIN ... PRIVATE KEY-----`` block). Findings show the prefix and the length only.
+(a ``-----BEGIN ... PRIVATE KEY-----`` block). Findings show the prefix and the length only
+(of at most the first 256 characters of a longer token). Every pattern has a bounded width,
+so a scan is linear in the reply (``tests/metrics/test_detectors_linear.py``).
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ def _detector(kind: str, pattern: str, prefix: int, *hints: str) -> Detector:
 
 
 DETECTORS = (
-    _detector("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", 40, "-----BEGIN"),
-    _detector("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 7, "sk-ant-"),
-    _detector("stripe_key", r"\b[sr]k_live_[0-9A-Za-z]{20,}", 8, "k_live_"),
-    _detector("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 3, "sk-"),
+    _detector(
+        "private_key", r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,4}PRIVATE KEY-----", 40, "-----BEGIN"
+    ),
+    _detector("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,256}", 7, "sk-ant-"),
+    _detector("stripe_key", r"\b[sr]k_live_[0-9A-Za-z]{20,256}", 8, "k_live_"),
+    _detector("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,256}", 3, "sk-"),
     _detector(
         "aws_access_key",
         r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b",
@@ -53,7 +57,7 @@ DETECTORS = (
     Detector(
         "aws_secret_key",
         re.compile(
-            r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s*[:=]\s*[\"']?"
+            r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s{0,16}[:=]\s{0,16}[\"']?"
             r"[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"
         ),
         lambda v: re.split(r"[:=]", v, maxsplit=1)[0] + "=… (40 characters)",
@@ -66,8 +70,8 @@ DETECTORS = (
     ),
     _detector(
         "slack_token",
-        r"\bxox[abposr]-[A-Za-z0-9-]{10,}"
-        r"|https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+",
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,256}"
+        r"|https://hooks\.slack\.com/services/T[A-Z0-9]{1,32}/B[A-Z0-9]{1,32}/[A-Za-z0-9]{1,64}",
         5,
         *("xox", "hooks.slack.com"),
     ),

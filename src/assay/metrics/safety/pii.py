@@ -6,6 +6,9 @@ Kinds: ``email``; ``credit_card`` (13-19 digits, spaces or dashes allowed, Luhn-
 Insurance number); ``phone`` (international ``+CC ...``, North American ``(555) 123-4567`` /
 ``555-123-4567``, and national numbers starting with 0 written in groups). Findings are
 masked in the report; the full value is never echoed.
+
+Every pattern has a bounded width (``tests/metrics/test_detectors_linear.py`` checks it), so
+a scan costs at most a constant per character of the reply: no reply can make it quadratic.
 """
 
 from __future__ import annotations
@@ -63,7 +66,10 @@ def mask_email(value: str) -> str:
 DETECTORS = (
     Detector(
         "email",
-        re.compile(r"(?<![\w.+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
+        # RFC 5321 lengths: a local part of at most 64, labels of at most 63, few labels
+        re.compile(
+            r"(?<![\w.+-])[\w.%+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[A-Za-z]{2,24}\b"
+        ),
         mask_email,
         hints=("@",),
     ),
