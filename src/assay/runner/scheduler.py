@@ -1,14 +1,17 @@
 """Run many test cases concurrently: sessions in parallel, turns within a session in order.
 
-A fixed pool of workers pulls (case, repeat) pairs from an iterator, so memory does not grow
-with the number of tests; each finished result goes straight to ``on_result``.
+A pool of workers (no more than there are tests to run) pulls (case, repeat) pairs from an
+iterator, so memory does not grow with the number of tests; each finished result goes
+straight to ``on_result``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Literal
 
+from assay._isolation import describe, reraise_if_cancelling
 from assay.cases.models import TestCase
 from assay.results.models import TestResult
 from assay.runner.conversation import CaseSettings, now_iso, run_case
@@ -17,30 +20,45 @@ from assay.targets.base import Target
 ResultSink = Callable[[int, TestResult], None]  # (position, result); must not block
 
 
-def not_run_result(case: TestCase, reason: str, repeat_index: int = 0) -> TestResult:
-    """A test that could not be run at all (e.g. a goal test with no simulator model)."""
+def unfinished_result(
+    case: TestCase, status: Literal["error", "not_run"], reason: str, repeat_index: int = 0
+) -> TestResult:
+    """A test without turns to show: not run at all (a goal test with no simulator model),
+    or stopped by a failure of assay's own (an error, with the reason)."""
     return TestResult(
         test_name=case.name,
         test_type=case.type,
-        test_input=case.goal.goal if case.goal else "",
+        test_input=case.goal.goal if case.goal else case.turns[0].input if case.turns else "",
         passed=False,
-        status="not_run",
+        status=status,
         execution_time_ms=0,
-        errors=[f"not run: {reason}"],
+        errors=[reason],
         timestamp=now_iso(),
         repeat_index=repeat_index,
         tags=list(case.tags),
     )
 
 
+def not_run_result(case: TestCase, reason: str, repeat_index: int = 0) -> TestResult:
+    """A test that could not be run at all (e.g. a goal test with no simulator model)."""
+    return unfinished_result(case, "not_run", f"not run: {reason}", repeat_index)
+
+
 async def run_one(
     case: TestCase, target: Target, settings: CaseSettings, repeat_index: int = 0
 ) -> TestResult:
+    """One test's result, whatever happens in it: a failure that escaped the turn and metric
+    boundaries (a bug of assay's, or of a target's) errors this test, not the run."""
     if case.type == "goal":
         return not_run_result(
             case, "goal-driven tests need a simulated-user model (simulator:)", repeat_index
         )
-    return await run_case(case, target, settings, repeat_index)
+    try:
+        return await run_case(case, target, settings, repeat_index)
+    except Exception as exc:
+        reraise_if_cancelling(exc)
+        reason = f"assay could not finish this test: {describe(exc)}"
+        return unfinished_result(case, "error", reason, repeat_index)
 
 
 async def run_cases(
@@ -51,11 +69,13 @@ async def run_cases(
     on_result: ResultSink,
 ) -> None:
     """Run every (position, case, repeat_index) of ``work`` with at most ``concurrency``
-    conversations in flight."""
+    conversations in flight, and no more workers than there is work."""
     items: Iterator[tuple[int, TestCase, int]] = iter(work)
 
     async def worker() -> None:
         for position, case, repeat_index in items:
             on_result(position, await run_one(case, target, settings, repeat_index))
 
-    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    # a million workers for three tests would cost a gigabyte and run nothing sooner
+    workers = max(1, min(concurrency, len(work))) if isinstance(work, Sized) else concurrency
+    await asyncio.gather(*(worker() for _ in range(workers)))
