@@ -4,6 +4,8 @@ turns assay's exceptions into one clear message and an exit code (SPEC §1)."""
 from __future__ import annotations
 
 import functools
+import os
+import traceback
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -11,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from assay._isolation import describe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
 
@@ -25,12 +28,17 @@ app = typer.Typer(
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 out_console = Console(highlight=False, soft_wrap=True)
 
+EXIT_COULD_NOT_RUN = 3
+EXIT_INTERRUPTED = 130
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Report an AssayError as its message (no traceback) and exit with its code."""
+    """Report an AssayError as its message (no traceback) and exit with its code; anything
+    else that escapes a command is assay failing to run: one line and exit 3, never 1 (which
+    says that tests failed). ``ASSAY_DEBUG=1`` shows the traceback of such a failure."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -39,5 +47,19 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except AssayError as exc:
             err_console.print(f"[bold red]error:[/] {escape(REDACTOR(str(exc)))}")
             raise typer.Exit(exc.exit_code) from None
+        except (typer.Exit, typer.Abort, typer.exceptions.TyperException):
+            raise  # typer's own exits and usage errors
+        except KeyboardInterrupt:
+            err_console.print("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:
+            if os.environ.get("ASSAY_DEBUG"):
+                err_console.print(REDACTOR(traceback.format_exc()), markup=False)
+            message = " ".join(REDACTOR(describe(exc)).split())  # one line
+            err_console.print(
+                f"[bold red]error:[/] assay could not run: {escape(message)} "
+                "(a bug in assay: please report it; ASSAY_DEBUG=1 shows where)"
+            )
+            raise typer.Exit(EXIT_COULD_NOT_RUN) from None
 
     return wrapper

@@ -1,0 +1,228 @@
+"""``assay run`` survives what user code does (issue 10, points 1-3): an agent that calls
+``sys.exit``, fakes Ctrl-C or returns a cyclic reply fails its own test, and the run exits by
+its results; a real Ctrl-C still interrupts (130) and the run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import ASSAY, REPO, RunCli
+
+AGENTS = "tests.runner.hostile_agents"
+
+
+def suite(tmp_path: Path, agent: str, *, tests: str = "abc") -> Path:
+    path = tmp_path / "suite.yaml"
+    lines = [f"name: s\ntarget: {{python: '{AGENTS}:{agent}'}}\ntests:"]
+    lines += [f"  - {{name: {t}, input: {t}, ground_truth: ok}}" for t in tests]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_report(assay_cli: RunCli, tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
+    out = tmp_path / "report.json"
+    proc = assay_cli(
+        "run", *args, "--store", f"sqlite:///{tmp_path / 'a.db'}", "--out", str(out), cwd=REPO
+    )
+    assert "Traceback" not in proc.stderr + proc.stdout
+    return proc.returncode, proc.stderr, json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(
+    ("agent", "error"),
+    [
+        ("exits_on_b", "the agent raised SystemExit(0)"),
+        ("async_exits_on_b", "the agent raised SystemExit(0)"),
+        ("interrupts_on_b", "the agent raised KeyboardInterrupt()"),
+    ],
+)
+def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
+    assay_cli: RunCli, tmp_path: Path, agent: str, error: str
+) -> None:
+    code, _, report = run_report(assay_cli, tmp_path, str(suite(tmp_path, agent)))
+    assert code == 1  # some test failed: not 0 (a false pass), not 130 (interrupted)
+    assert report["run"]["status"] == "completed"
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert sorted(by_name) == ["a", "b", "c"]
+    assert by_name["b"]["status"] == "error" and by_name["b"]["errors"] == [error]
+    assert by_name["a"]["passed"] and by_name["c"]["passed"]
+
+
+def test_a_cyclic_reply_fails_its_test_and_the_run_completes(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"name: s\ntarget: {{python: '{AGENTS}:returning'}}\ntests:\n"
+        "  - {name: a, input: fine, ground_truth: ok}\n"
+        "  - {name: b, input: cyclic-result}\n"
+        "  - {name: c, input: deep-response}\n"
+        "  - {name: d, input: fine, ground_truth: ok}\n"
+    )
+    code, _, report = run_report(assay_cli, tmp_path, str(path))
+    assert code == 1
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert [by_name[n]["status"] for n in "abcd"] == ["passed", "error", "error", "passed"]
+    assert "contains itself (a cycle)" in by_name["b"]["errors"][0]
+    assert "nested deeper than 64 levels" in by_name["c"]["errors"][0]
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the agent was never called"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("agent", ["blocks_on_b", "async_blocks_on_b"])
+def test_a_real_ctrl_c_still_interrupts_and_the_run_resumes(
+    assay_cli: RunCli, tmp_path: Path, agent: str
+) -> None:
+    block = tmp_path / "block"
+    block.touch()
+    store = f"sqlite:///{tmp_path / 'a.db'}"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ASSAY_TEST_BLOCK": str(block)}
+    args = [ASSAY, "run", str(suite(tmp_path, agent)), "--store", store, "--concurrency", "1"]
+    proc = subprocess.Popen(
+        args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _wait_for(Path(f"{block}.started"), proc)  # the agent is inside test b's turn
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    run_id = re.search(r"assay run --resume (\w+)", stderr)
+    assert run_id is not None, stderr
+    block.unlink()  # the agent answers at once now
+    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
+    assert code == 0
+    assert report["run"]["status"] == "completed"
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+
+
+def _openai_body(**override: Any) -> str:
+    """A chat completion whose verdict is fine, with one part replaced."""
+    body: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "judge-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": '{"reasoning": "r", "score": 5}'},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    return json.dumps(body | override)
+
+
+# The judge replies of issue 10 that crashed runs with a traceback and exit 1. The first
+# three carry a usable verdict (the judge may score it or call it an error); the last two
+# carry none (an error for certain).
+MALFORMED = {
+    "usage-text": (_openai_body(usage="abc"), False),
+    "usage-text-count": (_openai_body(usage={"prompt_tokens": "abc"}), False),
+    "usage-list-count": (_openai_body(usage={"prompt_tokens": [1]}), False),
+    "deep-body": ("[" * 100_000 + "]" * 100_000, True),
+    "message-string": (
+        _openai_body(choices=[{"index": 0, "message": "hi", "finish_reason": "stop"}]),
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+def test_a_malformed_judge_reply_is_that_metrics_error(
+    assay_cli: RunCli, tmp_path: Path, kind: str
+) -> None:
+    from tests.fakes.llm_server import Fault, scripted_llm
+
+    raw, always_an_error = MALFORMED[kind]
+    with scripted_llm() as llm:
+        llm.responder = lambda api, body: (
+            Fault(raw=raw)
+            if "QUESTION-BAD" in json.dumps(body)
+            else '{"reasoning": "r", "score": 5}'
+        )
+        path = tmp_path / "suite.yaml"
+        path.write_text(
+            f"name: s\ntarget: {{python: '{AGENTS}:raising'}}\n"
+            f"judge: {{provider: openai, model: judge-model, base_url: '{llm.base_url}', "
+            "api_key_env: JUDGE_KEY, timeout_s: 10}\n"
+            "metrics: [correctness]\nexecution: {concurrency: 1}\ntests:\n"
+            "  - {name: bad, input: QUESTION-BAD, ground_truth: ok}\n"
+            "  - {name: good, input: QUESTION-GOOD, ground_truth: ok}\n"
+        )
+        out = tmp_path / "report.json"
+        proc = assay_cli(
+            "run", str(path), "--no-cache", "--store", f"sqlite:///{tmp_path / 'a.db'}",
+            "--out", str(out), cwd=REPO, env={"JUDGE_KEY": "judge-key"},
+        )  # fmt: skip
+    assert "Traceback" not in proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    results = {r["test_name"]: r for r in report["results"]}
+    assert results["good"]["passed"] is True  # the run went on past the bad reply
+    [metric] = results["bad"]["metric_results"]
+    assert metric["metric_name"] == "correctness"
+    if always_an_error:
+        assert metric["error"], metric
+    if metric["error"]:
+        assert (metric["passed"], metric["score"]) == (False, None)
+        assert proc.returncode == 1  # a test failed: the run itself did not
+    else:
+        assert metric["score"] == 1.0 and proc.returncode == 0
+
+
+def _cli_with_a_bug(tmp_path: Path, raised: str, env: dict[str, str] | None = None) -> Any:
+    """``assay run`` in a real process, with a fault injected where a bug of assay's would
+    be (RunJob.execute), since a real one cannot be staged."""
+    suite_path = suite(tmp_path, "raising")
+    code = (
+        "import sys\n"
+        "import assay.runner.job as job\n"
+        f"def broken(self): raise {raised}\n"
+        "job.RunJob.execute = broken\n"
+        "from assay.cli import main\n"
+        f"sys.argv = ['assay', 'run', {str(suite_path)!r}, '--store', "
+        f"{'sqlite:///' + str(tmp_path / 'a.db')!r}]\n"
+        "main()\n"
+    )
+    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+    python = str(Path(ASSAY).parent / "python")
+    return subprocess.run(
+        [python, "-c", code], cwd=REPO, env=full_env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_an_unexpected_exception_exits_3_with_one_line(tmp_path: Path) -> None:
+    proc = _cli_with_a_bug(tmp_path, "TypeError('cannot add\\nint and str')")
+    assert proc.returncode == 3  # assay could not run: never 1, which says tests failed
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [
+        "error: assay could not run: TypeError: cannot add int and str (a bug in assay: "
+        "please report it; ASSAY_DEBUG=1 shows where)"
+    ]
+    debug = _cli_with_a_bug(tmp_path, "TypeError('cannot add')", {"ASSAY_DEBUG": "1"})
+    assert debug.returncode == 3 and "Traceback" in debug.stderr
+
+
+def test_ctrl_c_outside_the_run_exits_130(tmp_path: Path) -> None:
+    proc = _cli_with_a_bug(tmp_path, "KeyboardInterrupt")
+    assert proc.returncode == 130
+    assert proc.stderr.strip() == "interrupted"
