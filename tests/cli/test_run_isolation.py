@@ -226,3 +226,14 @@ def test_ctrl_c_outside_the_run_exits_130(tmp_path: Path) -> None:
     proc = _cli_with_a_bug(tmp_path, "KeyboardInterrupt")
     assert proc.returncode == 130
     assert proc.stderr.strip() == "interrupted"
+
+
+def test_an_agent_module_that_exits_on_import_is_a_bad_suite(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    (tmp_path / "quitter.py").write_text("import sys\nsys.exit(0)\n")
+    path = tmp_path / "suite.yaml"
+    path.write_text("name: s\ntarget: {python: 'quitter:respond'}\ntests: [{name: a, input: x}]\n")
+    proc = assay_cli("run", str(path), "--store", f"sqlite:///{tmp_path / 'a.db'}")
+    assert proc.returncode == 2  # not 0: nothing was tested
+    assert "cannot import module 'quitter': SystemExit(0)" in proc.stderr

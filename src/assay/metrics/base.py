@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay._isolation import in_daemon_thread
+from assay._isolation import describe, in_daemon_thread
 from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ class Metric(ABC):
         try:
             outcome = measure()
         except Exception as exc:  # a broken metric fails itself, not the run
-            return self.failure(f"{type(exc).__name__}: {exc}", started)
+            return self.failure(describe(exc), started)
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from assay._isolation import describe
 from assay.cases.models import TestCase, Turn
 from assay.config import DEFAULT_METRIC_TIMEOUT_S, DEFAULT_TURN_TIMEOUT_S
 from assay.errors import SessionLost, TargetError
@@ -138,7 +139,7 @@ async def run_case(
             except TargetError as exc:
                 errors.append(str(exc))
             except Exception as exc:  # a target's own bug still fails only this turn
-                errors.append(f"the target failed: {type(exc).__name__}: {exc}")
+                errors.append(f"the target failed: {describe(exc)}")
             latency_ms = (time.perf_counter() - t0) * 1000
             failures_in_a_row = failures_in_a_row + 1 if errors else 0
             if lost is None and failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:
