@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
+from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
@@ -45,9 +45,9 @@ def demo(
         if failing:
             out_console.print("\n[bold]why the failing tests failed, turn by turn[/]")
             for result in failing:
-                out_console.print(f"[red]✗[/] {escape(display_name(result))}")
+                out_console.print(f"[red]✗[/] {markup_safe(display_name(result))}")
                 for reason in why_failed(result):
-                    out_console.print(f"    {escape(reason)}")
+                    out_console.print(f"    {markup_safe(reason)}")
         report = opened.load_report(outcome.run.id)
         write_report(report, REPORT, "html")
     finally:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
+from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.runs import store_option
 from assay.store import RunDiff, TestChange, open_store
@@ -20,7 +20,7 @@ def _score(value: float | None) -> str:
 
 
 def _test(name: str, repeat: int) -> str:
-    return escape(name + (f" #{repeat + 1}" if repeat else ""))
+    return markup_safe(name + (f" #{repeat + 1}" if repeat else ""))
 
 
 def _rows(table: Table, change: TestChange) -> None:
@@ -36,7 +36,7 @@ def _rows(table: Table, change: TestChange) -> None:
         table.add_row(
             mark,
             test,
-            escape(m.metric_name),
+            markup_safe(m.metric_name),
             _score(m.score_a) + verdict_a,
             _score(m.score_b) + verdict_b,
         )
@@ -60,7 +60,7 @@ def _print(diff: RunDiff) -> None:
             more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""
             out_console.print(f"{title}: {shown}{more}")
     style = "red" if diff.regressions else "green"
-    out_console.print(f"[bold {style}]{escape(diff.summary_line())}[/]")
+    out_console.print(f"[bold {style}]{markup_safe(diff.summary_line())}[/]")
 
 
 @app.command()

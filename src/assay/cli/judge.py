@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 import assay.metrics.judge  # noqa: F401  (registers the judge metrics)
+from assay.cli._terminal import visible
 from assay.cli.app import app, out_console, user_errors
 from assay.config import ModelConfig
 from assay.errors import ConfigError, Problem
@@ -80,10 +81,10 @@ def check(
         if cache is not None:
             cache.close()
     if json_output:
-        out_console.print(json.dumps(report.to_dict(), ensure_ascii=False), markup=False)
+        out_console.print(visible(json.dumps(report.to_dict(), ensure_ascii=False)), markup=False)
     else:
         for line in report.lines():
-            out_console.print(line, markup=False, highlight=False)
+            out_console.print(visible(line), markup=False, highlight=False)
     if not report.usable:
         raise typer.Exit(1)
 

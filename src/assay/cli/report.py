@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, user_errors
 from assay.cli.runs import store_option
 from assay.reporters import FORMATS, format_for_path, render, write_report
@@ -29,7 +30,7 @@ def report(
     with open_store(store) as opened:
         stored = opened.load_report(run_id)
     if out is None:
-        typer.echo(render(stored, chosen), nl=False)
+        typer.echo(for_stdout(render(stored, chosen)), nl=False)
         return
     write_report(stored, out, chosen)
-    err_console.print(f"wrote {out}")
+    err_console.print(f"wrote {markup_safe(str(out))}")

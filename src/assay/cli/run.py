@@ -7,8 +7,9 @@ from pathlib import Path
 
 import typer
 
+from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
-from assay.cli.summary import print_summary
+from assay.cli.summary import exit_code, print_summary
 from assay.errors import ConfigError, Problem, StoreError
 from assay.reporters import format_for_path, render, write_report
 from assay.runner import RunJob, RunRequest
@@ -37,6 +38,9 @@ def run(
     judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the judge response cache"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
+    strict: bool = typer.Option(
+        False, "--strict", help="exit 1 when any test was not run (nothing checked on it)"
+    ),
 ) -> None:
     """Run a suite and report per-turn results."""
     if executor != "local":
@@ -75,7 +79,7 @@ def run(
             report = opened.load_report(outcome.run.id)
             for path, f in outputs:
                 if path is None:
-                    typer.echo(render(report, f), nl=False)
+                    typer.echo(for_stdout(render(report, f)), nl=False)
                 else:
                     try:
                         write_report(report, path, f)
@@ -84,10 +88,10 @@ def run(
                             f"cannot write the report to {str(path)!r}: {exc.strerror}; the run "
                             f"is stored: assay report {outcome.run.id[:12]} --out OTHER_PATH"
                         ) from None
-                    console.print(f"wrote {path}")
+                    console.print(f"wrote {markup_safe(str(path))}")
     finally:
         opened.close()
-    raise typer.Exit(0 if outcome.summary.failed == 0 else 1)
+    raise typer.Exit(exit_code(outcome.summary, strict))
 
 
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:

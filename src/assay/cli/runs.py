@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.store import DEFAULT_STORE_URL, STORE_URL_ENV, open_store
 
@@ -58,7 +59,7 @@ def runs(
         style = _STATUS_STYLE.get(r.status, "")
         table.add_row(
             r.id[:ID_SHOWN],
-            escape(r.suite_name),
+            markup_safe(r.suite_name),
             f"[{style}]{r.status}[/]",
             r.started_at[:16].replace("T", " "),
             str(r.total),

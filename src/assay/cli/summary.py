@@ -1,15 +1,27 @@
-"""The run summary printed at the end of ``assay run`` (and by ``assay report``)."""
+"""The run summary printed at the end of ``assay run``, and the exit code it implies.
+
+Everything in it that came from a suite, an agent or a judge goes through ``markup_safe``: no
+escape sequence an agent sends reaches the terminal.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from assay.reporters.view import display_name, repeat_line, turns_cell, why_failed
+from assay.cli._terminal import markup_safe
+from assay.reporters.view import (
+    STATUS_LABELS,
+    display_name,
+    headline_status,
+    repeat_line,
+    turns_cell,
+    why_failed,
+)
 from assay.results.models import ReportSummary, RunInfo, TestResult
+from assay.results.rollup import StatusCounts
 
 _STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "not_run": "yellow"}
 # Past this many tests the table lists only the ones that did not pass, up to this many.
@@ -17,11 +29,19 @@ MAX_ROWS = 50
 
 
 def totals_line(s: ReportSummary) -> str:
-    extra = f" ({s.errored} errored, {s.not_run} not run)" if s.errored or s.not_run else ""
-    return (
-        f"{s.total_tests} tests: {s.passed} passed, {s.failed} failed{extra} — "
-        f"{s.total_turns} turns"
-    )
+    """``4 tests: 1 passed, 1 failed, 1 errored, 1 not run — 6 turns``."""
+    return f"{StatusCounts.of(s).line()} — {s.total_turns} turns"
+
+
+def exit_code(s: ReportSummary, strict: bool = False) -> int:
+    """0 when no test failed or errored, else 1. A test on which nothing was checked
+    (not run) fails the run only with ``strict``."""
+    counts = StatusCounts.of(s)
+    return int(bool(counts.failed or counts.errored or (strict and counts.not_run)))
+
+
+def _colour(s: ReportSummary) -> str:
+    return _STATUS_STYLE[headline_status(StatusCounts.of(s))]
 
 
 def print_summary(
@@ -36,7 +56,7 @@ def print_summary(
         title = f"{run.suite_name} — run {run.id[:12]}" + (
             " (tests that did not pass)" if only_failures else ""
         )
-        table = Table(title=escape(title), title_justify="left")
+        table = Table(title=markup_safe(title), title_justify="left")
         for column in ("test", "type", "turns", "status", "why"):
             table.add_column(
                 column, overflow="fold", justify="right" if column == "turns" else "left"
@@ -51,11 +71,11 @@ def print_summary(
             style = _STATUS_STYLE.get(r.status, "")
             reasons = why_failed(r)
             table.add_row(
-                escape(display_name(r)),
+                markup_safe(display_name(r)),
                 r.test_type,
                 turns_cell(r),
-                f"[{style}]{r.status}[/]",
-                escape(reasons[0] if reasons else ""),
+                f"[{style}]{STATUS_LABELS[r.status]}[/]",
+                markup_safe(reasons[0] if reasons else ""),
             )
         not_shown = (summary.failed if only_failures else summary.total_tests) - shown
         if shown:
@@ -64,14 +84,13 @@ def print_summary(
             console.print(f"... and {not_shown} more (see the report: assay report {run.id[:12]})")
         if summary.average_scores:
             scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(summary.average_scores.items()))
-            console.print(f"mean scores: {escape(scores)}")
+            console.print(f"mean scores: {markup_safe(scores)}")
         for name, entry in sorted(summary.metrics_not_run.items()):
             console.print(
-                f"[yellow]not run[/]: {escape(name)} on {entry.tests} of {summary.total_tests} "
-                f"tests ({escape(entry.reason)})"
+                f"[yellow]not run[/]: {markup_safe(name)} on {entry.tests} of "
+                f"{summary.total_tests} tests ({markup_safe(entry.reason)})"
             )
         repeats = repeat_line(summary)
         if repeats:
-            console.print(escape(repeats))
-    colour = "green" if summary.failed == 0 else "red"
-    console.print(f"[bold {colour}]{escape(totals_line(summary))}[/]")
+            console.print(markup_safe(repeats))
+    console.print(f"[bold {_colour(summary)}]{markup_safe(totals_line(summary))}[/]")

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli._terminal import visible
 from assay.cli.app import app, out_console, user_errors
 from assay.datasets import ShapeReport, validate_dataset
 from assay.errors import DatasetError
@@ -59,10 +60,10 @@ def _print_text(report: ShapeReport) -> None:
         lines.append("ignored columns: " + ", ".join(report.ignored_columns))
     lines += [f"warning: {warning}" for warning in report.warnings]
     for line in lines:
-        out_console.print(line, markup=False, highlight=False, emoji=False)
+        out_console.print(visible(line), markup=False, highlight=False, emoji=False)
 
 
 def _print_json(data: dict[str, Any]) -> None:
     out_console.print(
-        json.dumps(data, ensure_ascii=False), markup=False, highlight=False, emoji=False
+        visible(json.dumps(data, ensure_ascii=False)), markup=False, highlight=False, emoji=False
     )

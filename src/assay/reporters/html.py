@@ -21,7 +21,6 @@ from assay.reporters.view import (
     fmt_rate,
     fmt_score,
     repeat_line,
-    status_counts,
     to_json,
     tool_mismatches,
     truncate,
@@ -30,8 +29,10 @@ from assay.reporters.view import (
     turns_passed,
     why_failed,
     why_turn_failed,
+    without_nul,
 )
 from assay.results.models import Report
+from assay.results.rollup import StatusCounts
 from assay.results.trace import GoalTrace
 
 MAX_VALUE = 20_000
@@ -105,12 +106,14 @@ def _environment() -> jinja2.Environment:
 def render_html(report: Report) -> str:
     failing = sum(not r.passed for r in report.results)
     template = _environment().get_template("report.html.j2")
-    return template.render(
-        report=report,
-        run=report.run,
-        summary=report.summary,
-        counts=status_counts(report),
-        turns_passed=turns_passed(report),
-        open_failures=failing <= OPEN_FAILURES,
-        repeats=repeat_line(report.summary),
+    return without_nul(
+        template.render(
+            report=report,
+            run=report.run,
+            summary=report.summary,
+            counts=StatusCounts.of(report.summary),
+            turns_passed=turns_passed(report),
+            open_failures=failing <= OPEN_FAILURES,
+            repeats=repeat_line(report.summary),
+        )
     )

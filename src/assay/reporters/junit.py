@@ -19,7 +19,6 @@ from assay.reporters.view import (
     fmt_ms,
     fmt_score,
     metric_verdict,
-    status_counts,
     test_scoped_failures,
     truncate,
     turns_of,
@@ -27,6 +26,7 @@ from assay.reporters.view import (
     why_turn_failed,
 )
 from assay.results.models import Report, TestResult, TurnResult
+from assay.results.rollup import StatusCounts
 
 MAX_MESSAGE = 500
 """A failure's ``message`` attribute is cut to about this many characters."""
@@ -60,9 +60,10 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in text.splitlines()) or prefix
 
 
-def _turn_summary(turn: TurnResult) -> str:
+def _turn_summary(turn: TurnResult, checked: bool = True) -> str:
     """One turn as a few indented lines: verdict, input, response, tools, metrics."""
     verdict = "SKIPPED" if turn.skipped else ("PASSED" if turn.passed else "FAILED")
+    verdict = verdict if checked else "NOT CHECKED"
     lines = [f"turn {turn.turn_index}: {verdict} ({fmt_ms(turn.execution_time_ms)})"]
     lines.append("  input: " + _indent(truncate(turn.input, MAX_TEXT)).lstrip())
     if turn.response is not None:
@@ -100,7 +101,10 @@ def _system_out(result: TestResult) -> str:
     head = f"{display_name(result)} ({result.test_type}): {STATUS_LABELS[result.status]}"
     if not turns:
         return "\n".join([head, *why_failed(result)]) if not result.passed else head
-    return "\n\n".join([head, *(_turn_summary(t) for t in turns)])
+    checked = result.status != "not_run"
+    if not checked:
+        head += "\n" + "\n".join(why_failed(result))
+    return "\n\n".join([head, *(_turn_summary(t, checked) for t in turns)])
 
 
 def _testcase(parent: ET.Element, result: TestResult, classname: str) -> None:
@@ -123,12 +127,12 @@ def _testcase(parent: ET.Element, result: TestResult, classname: str) -> None:
 
 
 def render_junit(report: Report) -> str:
-    run, counts = report.run, status_counts(report)
+    run, counts = report.run, StatusCounts.of(report.summary)
     totals = {
-        "tests": str(len(report.results)),
-        "failures": str(counts["failed"]),
-        "errors": str(counts["error"]),
-        "skipped": str(counts["not_run"]),
+        "tests": str(counts.total),
+        "failures": str(counts.failed),
+        "errors": str(counts.errored),
+        "skipped": str(counts.not_run),
         "time": _run_seconds(report),
     }
     root = ET.Element("testsuites", {"name": "assay", **totals})

@@ -17,9 +17,9 @@ from assay.reporters.view import (
     fmt_ms,
     fmt_rate,
     fmt_score,
+    headline_status,
     metric_verdict,
     repeat_line,
-    status_counts,
     test_scoped_failures,
     tool_mismatches,
     truncate,
@@ -27,8 +27,10 @@ from assay.reporters.view import (
     turns_of,
     turns_passed,
     why_failed,
+    without_nul,
 )
 from assay.results.models import Report, TestResult, TurnResult
+from assay.results.rollup import StatusCounts
 
 MAX_TABLE_ROWS = 200
 """Above this many tests the table lists only those that did not pass."""
@@ -78,8 +80,8 @@ def _field(label: str, text: str | None) -> list[str]:
 
 def _header(report: Report) -> list[str]:
     run, s = report.run, report.summary
-    counts = status_counts(report)
-    icon = _ICONS["passed"] if s.total_tests and s.passed == s.total_tests else _ICONS["failed"]
+    counts = StatusCounts.of(s)
+    icon = _ICONS[headline_status(counts)]
     facts = [
         f"run {md_code(run.id[:12])}",
         f"started {md_text(run.started_at)}",
@@ -89,10 +91,8 @@ def _header(report: Report) -> list[str]:
         f"status {md_text(run.status)}" if run.status != "completed" else None,
     ]
     totals = (
-        f"**{s.total_tests} tests: {counts['passed']} passed, {counts['failed']} failed, "
-        f"{counts['error']} errored, {counts['not_run']} not run** — "
-        f"pass rate {fmt_rate(s.pass_rate)} — {s.total_turns} turns ({turns_passed(report)} passed)"
-        f" — {fmt_ms(s.execution_time_ms)}"
+        f"**{counts.line()}** — pass rate {fmt_rate(s.pass_rate)} — "
+        f"{s.total_turns} turns ({turns_passed(report)} passed) — {fmt_ms(s.execution_time_ms)}"
     )
     repeats = repeat_line(report.summary)
     return [
@@ -204,4 +204,4 @@ def _scores(report: Report) -> list[str]:
 
 def render_markdown(report: Report) -> str:
     lines = _header(report) + _table(report) + _failures(report) + _scores(report)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return without_nul("\n".join(lines).rstrip("\n") + "\n")

@@ -8,10 +8,10 @@ once.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 from assay.results.models import MetricResult, Report, ReportSummary, TestResult, TurnResult
+from assay.results.rollup import StatusCounts, nothing_checked
 
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
 
@@ -24,10 +24,11 @@ def display_name(result: TestResult) -> str:
 def turns_of(result: TestResult) -> list[TurnResult]:
     """The turns to show for a test: its ``turns``, or for a single-turn test its case-level
     fields read as turn 0. A test that never ran, or a goal test (whose conversation is its
-    trace), has none."""
+    trace), has none; one that ran with nothing to check has its turn, as it passed it."""
     if result.turns:
         return result.turns
-    if result.status == "not_run" or result.test_type != "single_turn":
+    unchecked = nothing_checked(result)
+    if (result.status == "not_run" and not unchecked) or result.test_type != "single_turn":
         return []
     return [
         TurnResult(
@@ -45,10 +46,10 @@ def turns_of(result: TestResult) -> list[TurnResult]:
             ],
             metric_results=result.metric_results,
             metrics_not_run=result.metrics_not_run,
-            passed=result.passed,
+            passed=result.passed or unchecked,
             execution_time_ms=result.execution_time_ms,
             token_usage=result.token_usage,
-            errors=result.errors,
+            errors=[] if unchecked else result.errors,
         )
     ]
 
@@ -148,26 +149,35 @@ def goal_reasons(trace: dict[str, Any] | None) -> list[str]:
     return []
 
 
-def status_counts(report: Report) -> Counter[str]:
-    return Counter(r.status for r in report.results)
+def headline_status(counts: StatusCounts) -> str:
+    """The status a whole run is shown with: failed if any test failed or errored, else not
+    run if any test was not run, else passed (also for a run of no tests)."""
+    if counts.failed or counts.errored:
+        return "failed"
+    return "not_run" if counts.not_run else "passed"
 
 
 def turn_counts(result: TestResult) -> tuple[int, int] | None:
-    """(turns passed, turns) for a test; a single-turn test is one turn. None for a goal
-    test, whose turns are its trace's conversation and are not passed one by one."""
+    """(turns passed, turns) for a test; a single-turn test is one turn. None for a test
+    that was not run (its turns, if any, checked nothing) and for a goal test, whose turns
+    are its trace's conversation and are not passed one by one."""
+    if result.status == "not_run" or result.test_type == "goal":
+        return None
     turns = turns_of(result)
     if turns:
         return sum(t.passed for t in turns), len(turns)
-    if result.test_type == "goal":
-        return None
-    return (0, 0) if result.status == "not_run" else (int(result.passed), 1)
+    return int(result.passed), 1
 
 
 def turns_cell(result: TestResult) -> str:
-    """``1/2`` (turns passed of turns), or for a goal test the turns its conversation took."""
+    """``1/2`` (turns passed of turns); for a test not run, the turns it ran; for a goal
+    test, the turns its conversation took."""
     counts = turn_counts(result)
     if counts is not None:
         return f"{counts[0]}/{counts[1]}"
+    if result.status == "not_run":
+        ran = len(turns_of(result))
+        return str(ran) if ran else "—"
     used = (result.trace or {}).get("turns_used")
     return str(used) if isinstance(used, int) else "—"
 
@@ -190,6 +200,12 @@ def fmt_ms(ms: float | None) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms" if ms >= 10 or ms == int(ms) else f"{ms:.1f} ms"
     return f"{ms / 1000:.2f} s"
+
+
+def without_nul(text: str) -> str:
+    """``text`` with each NUL as U+FFFD, as CommonMark and HTML parsers read it: a NUL in
+    a report file cuts it short for C tools and some viewers. The rest stays exact."""
+    return text.replace("\x00", "\ufffd")
 
 
 def to_json(value: Any, indent: int | None = None) -> str:

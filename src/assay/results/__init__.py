@@ -16,15 +16,20 @@ from assay.results.models import (
     TurnResult,
 )
 from assay.results.rollup import (
+    NOTHING_CHECKED,
+    StatusCounts,
     SummaryBuilder,
+    checked,
     rollup_metrics,
     rollup_multi_turn,
+    settle,
     single_turn_result,
     summarize,
     turn_passed,
 )
 
 __all__ = [
+    "NOTHING_CHECKED",
     "SCHEMA_VERSION",
     "ArgMatchDetail",
     "MetricKind",
@@ -33,14 +38,17 @@ __all__ = [
     "Report",
     "ReportSummary",
     "RunInfo",
+    "StatusCounts",
     "SummaryBuilder",
     "TestResult",
     "TestType",
     "TokenUsage",
     "ToolInvocation",
     "TurnResult",
+    "checked",
     "rollup_metrics",
     "rollup_multi_turn",
+    "settle",
     "single_turn_result",
     "summarize",
     "turn_passed",

@@ -1,9 +1,16 @@
 """Roll-up rules: turn results into a test result (contract §4) and test results into a
-summary (contract §5)."""
+summary (contract §5).
+
+A test passes only when something checked it. The contract's pass rules decide every test
+on which a check ran; a test that would pass although nothing was checked (no metric gave
+a verdict, no tool assertion was evaluated) is ``not_run``, never ``passed``: a green
+result that tested nothing is the worst thing a testing tool can report.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Literal
 
@@ -18,6 +25,7 @@ from assay.results.models import (
 )
 
 TURN_SEPARATOR = "\n---\n"
+NOTHING_CHECKED = "not run: nothing to check: no expected answer, tools or metric ran"
 
 
 def turn_passed(turn: TurnResult) -> bool:
@@ -34,6 +42,74 @@ def status_of(passed: bool, errors: list[str]) -> Literal["passed", "failed", "e
     if passed:
         return "passed"
     return "error" if errors else "failed"
+
+
+def checked(result: TestResult) -> bool:
+    """Whether anything on the test could have failed it: a metric that ran and gave a
+    verdict (an expected answer is compared by a metric such as ``equality``), or a tool
+    assertion that was evaluated, on any turn or over the whole test."""
+    turns = result.turns or []
+    metrics = [*result.metric_results, *(m for t in turns for m in t.metric_results)]
+    if any(m.passed is not None and m.error is None for m in metrics):
+        return True
+    return any(a is not None for a in (result.tools_matched, *(t.tools_matched for t in turns)))
+
+
+def metrics_not_run(result: TestResult) -> dict[str, str]:
+    """Each metric that ran on no turn of the test, with the first reason given."""
+    not_run = dict(result.metrics_not_run)
+    for turn in result.turns or ():
+        for name, reason in turn.metrics_not_run.items():
+            not_run.setdefault(name, reason)
+    for metric in result.metric_results:  # ran on some turn: it counts as evaluated
+        not_run.pop(metric.metric_name, None)
+    return not_run
+
+
+def nothing_checked(result: TestResult) -> bool:
+    """Whether the test ran but was not run because nothing on it was checked (a test that
+    never ran, such as a goal test without a simulator, is not run for another reason)."""
+    return (
+        result.status == "not_run"
+        and bool(result.errors)
+        and result.errors[0].startswith(NOTHING_CHECKED)
+    )
+
+
+def _nothing_checked_reason(result: TestResult) -> str:
+    """``NOTHING_CHECKED``, and why each configured metric did not run."""
+    not_run = metrics_not_run(result)
+    if not not_run:
+        return NOTHING_CHECKED
+    return NOTHING_CHECKED + " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
+
+
+def settle(result: TestResult) -> TestResult:
+    """Decide ``passed`` and ``status`` from everything on the result, in place: the
+    contract's rules (§3 for a single turn's fields, §4 ``all(turn.passed)`` for a
+    multi-turn test), with test-scoped metrics counted like any other; then a test that
+    would pass although nothing was checked becomes ``not_run`` with the reason.
+
+    Idempotent: call it again after adding test-scoped metrics to the result."""
+    was_not_run = result.status == "not_run"
+    # a not_run result's only error is its reason (it had no others, or it would not be
+    # not_run), so it does not count as an error of the agent
+    errors = [] if was_not_run else result.errors
+    if result.turns:
+        passed = all(t.passed for t in result.turns)
+    else:  # a single turn's verdict, as given (a not_run result's was a pass), and §3
+        passed = (was_not_run or result.passed) and not errors
+        passed = passed and result.tools_matched is not False
+    passed = passed and all(m.passed is not False for m in result.metric_results)
+    if passed and not checked(result):
+        result.passed, result.status = False, "not_run"
+        if not was_not_run or not result.errors or nothing_checked(result):
+            result.errors = [_nothing_checked_reason(result)]  # else keep the reason given
+        return result
+    if was_not_run:
+        result.errors = []
+    result.passed, result.status = passed, status_of(passed, result.errors)
+    return result
 
 
 def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
@@ -93,7 +169,7 @@ def rollup_multi_turn(
     if not turns:
         raise ValueError("a multi-turn result needs at least one turn")
     asserted = [t.tools_matched for t in turns if t.tools_matched is not None]
-    return TestResult(
+    result = TestResult(
         test_name=name,
         test_type=extra.pop("test_type", "multi_turn"),
         test_input=TURN_SEPARATOR.join(t.input for t in turns),
@@ -105,7 +181,6 @@ def rollup_multi_turn(
         ground_truth=None,
         metric_results=rollup_metrics(turns),
         passed=all(t.passed for t in turns),
-        status=status_of(all(t.passed for t in turns), [e for t in turns for e in t.errors]),
         execution_time_ms=sum(t.execution_time_ms for t in turns),
         token_usage=_sum_usage(turns),
         errors=[f"[turn {i}] {msg}" for i, t in enumerate(turns) for msg in t.errors],
@@ -113,11 +188,12 @@ def rollup_multi_turn(
         turns=turns,
         **extra,
     )
+    return settle(result)
 
 
 def single_turn_result(name: str, turn: TurnResult, timestamp: str, **extra: Any) -> TestResult:
     """A single-turn TestResult: the turn's fields at case level, no ``turns`` list."""
-    return TestResult(
+    result = TestResult(
         test_name=name,
         test_type="single_turn",
         test_input=turn.input,
@@ -131,14 +207,62 @@ def single_turn_result(name: str, turn: TurnResult, timestamp: str, **extra: Any
         metric_results=turn.metric_results,
         metrics_not_run=turn.metrics_not_run,
         passed=turn.passed,
-        status=status_of(turn.passed, turn.errors),
         execution_time_ms=turn.execution_time_ms,
         time_to_first_token_ms=turn.time_to_first_token_ms,
         token_usage=turn.token_usage,
-        errors=turn.errors,
+        errors=list(turn.errors),
         timestamp=timestamp,
         **extra,
     )
+    return settle(result)
+
+
+@dataclass(frozen=True)
+class StatusCounts:
+    """How many tests ended in each status; the four are disjoint and add up to the total.
+
+    Every output counts tests with this one helper, so they agree. The JSON summary keeps
+    the contract's ``passed + failed == total_tests``: its ``failed`` is every test that did
+    not pass, of which ``errored`` errored and ``not_run`` were not run; ``failed`` here is
+    the rest, the tests on which a check failed."""
+
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    not_run: int = 0
+
+    @classmethod
+    def of(cls, summary: ReportSummary) -> StatusCounts:
+        return cls(
+            passed=summary.passed,
+            failed=summary.failed - summary.errored - summary.not_run,
+            errored=summary.errored,
+            not_run=summary.not_run,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errored + self.not_run
+
+    def words(self) -> str:
+        """``1 passed, 1 failed, 1 errored, 1 not run``."""
+        return (
+            f"{self.passed} passed, {self.failed} failed, "
+            f"{self.errored} errored, {self.not_run} not run"
+        )
+
+    def line(self) -> str:
+        """``4 tests: 1 passed, 1 failed, 1 errored, 1 not run``."""
+        return f"{self.total} tests: {self.words()}"
+
+    def add(self, status: str) -> StatusCounts:
+        """These counts with one more test of ``status``."""
+        return StatusCounts(
+            passed=self.passed + (status == "passed"),
+            failed=self.failed + (status == "failed"),
+            errored=self.errored + (status == "error"),
+            not_run=self.not_run + (status == "not_run"),
+        )
 
 
 class SummaryBuilder:
@@ -146,6 +270,7 @@ class SummaryBuilder:
 
     def __init__(self, repeat: int = 1) -> None:
         self.summary = ReportSummary(repeat=repeat)
+        self.counts = StatusCounts()
         self._runs: dict[str, list[int]] = {}  # test name -> [runs, passed], with --repeat
         self._score_sums: dict[str, float] = {}
         self._score_counts: dict[str, int] = {}
@@ -154,15 +279,7 @@ class SummaryBuilder:
 
     def add(self, result: TestResult) -> None:
         s = self.summary
-        s.total_tests += 1
-        if result.passed:
-            s.passed += 1
-        else:
-            s.failed += 1
-        if result.status == "error":
-            s.errored += 1
-        elif result.status == "not_run":
-            s.not_run += 1
+        self.counts = self.counts.add(result.status)
         s.total_turns += len(result.turns) if result.turns else 1
         s.execution_time_ms += result.execution_time_ms
         if result.token_usage is not None:
@@ -171,13 +288,7 @@ class SummaryBuilder:
             counts = self._runs.setdefault(result.test_name, [0, 0])
             counts[0] += 1
             counts[1] += int(result.passed)
-        not_run = dict(result.metrics_not_run)
-        for turn in result.turns or ():
-            for name, reason in turn.metrics_not_run.items():
-                not_run.setdefault(name, reason)
-        for metric in result.metric_results:  # ran on some turn: it counts as evaluated
-            not_run.pop(metric.metric_name, None)
-        for name, reason in not_run.items():
+        for name, reason in metrics_not_run(result).items():
             entry = s.metrics_not_run.get(name)
             if entry is None:
                 s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
@@ -196,6 +307,10 @@ class SummaryBuilder:
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
+        counts = self.counts
+        s.total_tests, s.passed = counts.total, counts.passed
+        s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
+        s.errored, s.not_run = counts.errored, counts.not_run
         s.pass_rate = s.passed / s.total_tests if s.total_tests else None
         s.average_scores = {
             name: self._score_sums[name] / count for name, count in self._score_counts.items()

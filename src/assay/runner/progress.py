@@ -18,6 +18,7 @@ from rich.progress import (
 )
 
 from assay.results.models import TestResult
+from assay.results.rollup import StatusCounts
 
 PLAIN_INTERVAL_S = 5.0
 
@@ -27,7 +28,8 @@ class RunProgress:
 
     def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
         self.total = total
-        self.done = self.passed = self.failed = 0
+        self.done = 0
+        self.counts = StatusCounts()
         self.console = console or Console(stderr=True)
         self.enabled = enabled
         self.started = time.monotonic()
@@ -39,9 +41,7 @@ class RunProgress:
                 TextColumn("[bold]running"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn(
-                    "[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/]"
-                ),
+                TextColumn("{task.fields[counts]}"),
                 TextColumn("{task.fields[rate]:.1f}/s"),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
@@ -52,7 +52,8 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self._bar is not None:
             self._bar.start()
-            self._task = self._bar.add_task("run", total=self.total, passed=0, failed=0, rate=0.0)
+            counts = self.counts.words()
+            self._task = self._bar.add_task("run", total=self.total, counts=counts, rate=0.0)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -66,18 +67,14 @@ class RunProgress:
 
     def advance(self, result: TestResult) -> None:
         self.done += 1
-        if result.passed:
-            self.passed += 1
-        else:
-            self.failed += 1
+        self.counts = self.counts.add(result.status)
         if not self.enabled:
             return
         if self._bar is not None and self._task is not None:
             self._bar.update(
                 self._task,
                 completed=self.done,
-                passed=self.passed,
-                failed=self.failed,
+                counts=self.counts.words(),
                 rate=self.rate,
             )
             return
@@ -90,8 +87,8 @@ class RunProgress:
         rate = self.rate
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
         print(
-            f"progress: {self.done}/{self.total} tests, {self.passed} passed, "
-            f"{self.failed} failed, {rate:.1f}/s, eta {eta:.0f}s",
+            f"progress: {self.done}/{self.total} tests, {self.counts.words()}, "
+            f"{rate:.1f}/s, eta {eta:.0f}s",
             file=stream,
             flush=True,
         )
