@@ -242,11 +242,6 @@ def test_stored_runs_datasets_and_judge_checks_print_no_control_character(
         assert b"\\u001b]0;" in both, (args, both)  # shown, not dropped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli/app.py (another stream) must print errors through "
-    "assay.cli._terminal.markup_safe instead of rich's escape",
-)
 def test_an_error_line_shows_the_controls_of_a_bad_suite(assay_cli: RunCli, tmp_path: Path) -> None:
     (tmp_path / "suite.yaml").write_text(
         'name: s\ntarget: {python: "agent:respond"}\n'

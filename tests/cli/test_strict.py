@@ -143,12 +143,6 @@ tests:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner/conversation.py (another stream) must call results.rollup.settle(result) "
-    "after score_conversation appends test-scoped metrics; until then a test checked only by "
-    "a trajectory or conversation metric is reported not_run",
-)
 def test_a_test_checked_only_over_the_whole_conversation_is_decided_by_it(
     assay_cli: RunCli, tmp_path: Path
 ) -> None:

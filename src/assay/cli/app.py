@@ -11,9 +11,9 @@ from typing import ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from assay._isolation import describe
+from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
 
@@ -45,7 +45,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except AssayError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(REDACTOR(str(exc)))}")
+            err_console.print(f"[bold red]error:[/] {markup_safe(REDACTOR(str(exc)))}")
             raise typer.Exit(exc.exit_code) from None
         except (typer.Exit, typer.Abort, typer.exceptions.TyperException):
             raise  # typer's own exits and usage errors
@@ -57,7 +57,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
                 err_console.print(REDACTOR(traceback.format_exc()), markup=False)
             message = " ".join(REDACTOR(describe(exc)).split())  # one line
             err_console.print(
-                f"[bold red]error:[/] assay could not run: {escape(message)} "
+                f"[bold red]error:[/] assay could not run: {markup_safe(message)} "
                 "(a bug in assay: please report it; ASSAY_DEBUG=1 shows where)"
             )
             raise typer.Exit(EXIT_COULD_NOT_RUN) from None

@@ -19,7 +19,7 @@ from assay.metrics.base import ConversationContext, Exchange, MetricContext
 from assay.metrics.guard import score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, TestResult, TurnResult
-from assay.results.rollup import rollup_multi_turn, single_turn_result, turn_passed
+from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
 from assay.targets.base import Message, Reply, Target, TurnRequest
 
 # Two failed turns in a row mean the conversation cannot recover (SPEC §4).
@@ -196,9 +196,7 @@ async def score_conversation(
             result.metrics_not_run[metric.label] = scored
             continue
         result.metric_results.append(scored)
-        if scored.passed is False and result.passed:
-            result.passed = False
-            result.status = "failed"
+    settle(result)  # test-scoped metrics decide the pass, and can be all that was checked
 
 
 async def _turn_result(
