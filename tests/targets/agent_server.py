@@ -9,6 +9,7 @@ bodies, streams) and read back every request it saw, with its arrival time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -22,6 +23,7 @@ from aiohttp import web
 
 from assay.net import RetryPolicy
 
+HOLD_MAX_S = 5.0
 # quick retries, so that tests of retrying stay fast
 FAST_RETRY = RetryPolicy(retries=2, base_delay_s=0.01, max_delay_s=2.0)
 
@@ -60,6 +62,10 @@ class AgentServer:
         self.assign_ids = False  # answer with a server-side session id ("srv-1", ...)
         self.in_flight = 0
         self.peak_in_flight = 0
+        # When set, each request is held until this many are in flight at once (at most
+        # HOLD_MAX_S), so a test of concurrency does not depend on how fast requests come.
+        self.hold_until: int | None = None
+        self._gate: asyncio.Event | None = None
         self._lock = threading.Lock()
         self._stop: Any = None
 
@@ -99,6 +105,7 @@ class AgentServer:
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         try:
+            await self._hold()
             with self._lock:
                 step = self.script.pop(0) if self.script else None
             if step is None:
@@ -106,6 +113,19 @@ class AgentServer:
             return await self._scripted(request, step)
         finally:
             self.in_flight -= 1
+
+    async def _hold(self) -> None:
+        if self.hold_until is None:
+            return
+        if self._gate is None:
+            self._gate = asyncio.Event()
+        gate = self._gate
+        if self.in_flight >= self.hold_until:
+            gate.set()  # release this round; later arrivals wait for the next
+            self._gate = None
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
 
     def _agent(self, body: dict[str, Any]) -> web.Response:
         session_id, query = str(body.get("session_id")), str(body.get("query"))
