@@ -84,7 +84,7 @@ async def test_nothing_listening_is_a_judge_error() -> None:
 async def test_a_reply_that_is_not_json_is_a_judge_error(llm: ScriptedLLM) -> None:
     llm.queue(Fault(raw="<html>gateway</html>"))
     async with openai_model(llm) as model:
-        with pytest.raises(JudgeError, match="is not JSON"):
+        with pytest.raises(JudgeError, match="is not valid JSON"):
             await model.complete(HI)
 
 

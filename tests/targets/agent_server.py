@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from assay.net import RetryPolicy
+from tests.fakes.hostile import Chunks, send_chunks
 
 HOLD_MAX_S = 5.0
 # quick retries, so that tests of retrying stay fast
@@ -40,6 +41,7 @@ class Step:
     delay_s: float = 0.0
     events: list[str] | None = None  # an SSE stream: each string is one event's data
     event_gap_s: float = 0.0
+    chunks: Chunks | None = None  # a body written piece by piece (tests.fakes.hostile)
 
 
 @dataclass
@@ -56,6 +58,7 @@ class AgentServer:
     def __init__(self) -> None:
         self.url = ""
         self.script: list[Step] = []
+        self.by_query: dict[str, Step] = {}  # a reply for every request with this query
         self.requests: list[Seen] = []
         self.memory: dict[str, list[str]] = {}
         self.forget_after: int | None = None  # 404 for a session after this many turns
@@ -108,6 +111,8 @@ class AgentServer:
             await self._hold()
             with self._lock:
                 step = self.script.pop(0) if self.script else None
+            if step is None and isinstance(body, dict):
+                step = self.by_query.get(str(body.get("query")))
             if step is None:
                 return self._agent(body if isinstance(body, dict) else dict(request.query))
             return await self._scripted(request, step)
@@ -154,6 +159,9 @@ class AgentServer:
     async def _scripted(self, request: web.Request, step: Step) -> web.StreamResponse:
         if step.delay_s:
             await asyncio.sleep(step.delay_s)
+        if step.chunks is not None:
+            headers = {"Content-Type": step.content_type, **step.headers}
+            return await send_chunks(request, step.chunks, status=step.status, headers=headers)
         if step.events is not None:
             response = web.StreamResponse(
                 status=step.status, headers={"Content-Type": "text/event-stream", **step.headers}
