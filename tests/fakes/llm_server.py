@@ -14,8 +14,9 @@ Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
 piece: oversized, a gzip bomb; see ``tests.fakes.hostile``).
 
 ``hold_until = n`` holds each request until n are in flight at once (at most
-``HOLD_MAX_S``), and ``peak_in_flight`` is the most there ever were, so tests of limits count
-at the server without depending on how fast requests arrive.
+``HOLD_MAX_S``), then ``linger_s`` more, and ``peak_in_flight`` is the most there ever were:
+a test of a limit of n sees the peak reach n whatever the machine's load, and a client
+that breaks the limit has ``linger_s`` to show it.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class ScriptedLLM:
         self.requests: list[Recorded] = []
         self.url = ""
         self.hold_until: int | None = None
+        self.linger_s = 0.0
         self.in_flight = 0
         self.peak_in_flight = 0
         self._gate: asyncio.Event | None = None
@@ -132,9 +134,11 @@ class ScriptedLLM:
         if self.in_flight >= self.hold_until:
             gate.set()  # release this round; later arrivals wait for the next
             self._gate = None
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
+        if self.linger_s:
+            await self._pause(self.linger_s)
 
     async def _pause(self, seconds: float) -> None:
         """Sleep, but end at once when the server stops (so stopping never waits)."""

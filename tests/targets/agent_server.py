@@ -66,9 +66,12 @@ class AgentServer:
         self.in_flight = 0
         self.peak_in_flight = 0
         # When set, each request is held until this many are in flight at once (at most
-        # HOLD_MAX_S), so a test of concurrency does not depend on how fast requests come.
+        # HOLD_MAX_S), then linger_s more, so a test of concurrency does not depend on how
+        # fast requests come, and a client breaking a limit has time to show it.
         self.hold_until: int | None = None
+        self.linger_s = 0.0
         self._gate: asyncio.Event | None = None
+        self._stopping: asyncio.Event | None = None
         self._lock = threading.Lock()
         self._stop: Any = None
 
@@ -128,9 +131,11 @@ class AgentServer:
         if self.in_flight >= self.hold_until:
             gate.set()  # release this round; later arrivals wait for the next
             self._gate = None
-            return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
+        if self.linger_s:
+            await asyncio.sleep(self.linger_s)
 
     def _agent(self, body: dict[str, Any]) -> web.Response:
         session_id, query = str(body.get("session_id")), str(body.get("query"))
@@ -156,9 +161,20 @@ class AgentServer:
             }
         )
 
+    async def _pause(self, seconds: float) -> None:
+        """Sleep, but end at once when the server stops (so stopping never waits)."""
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    def _stop_pauses(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+
     async def _scripted(self, request: web.Request, step: Step) -> web.StreamResponse:
         if step.delay_s:
-            await asyncio.sleep(step.delay_s)
+            await self._pause(step.delay_s)
         if step.chunks is not None:
             headers = {"Content-Type": step.content_type, **step.headers}
             return await send_chunks(request, step.chunks, status=step.status, headers=headers)
@@ -211,6 +227,7 @@ def agent_server() -> Iterator[AgentServer]:
         if stopped:
             return
         stopped = True
+        loop.call_soon_threadsafe(server._stop_pauses)
         asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=5)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)

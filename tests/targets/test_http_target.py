@@ -195,7 +195,9 @@ async def test_a_template_that_fails_at_render_fails_the_turn(server: AgentServe
 
 async def test_max_in_flight_limits_concurrent_requests(server: AgentServer) -> None:
     server.queue(*[Step(json={"response": "ok"}) for _ in range(6)])
-    server.hold_until = 2  # each request waits for a second one: the peak is at least 2
+    # each request waits for a second one (the peak is at least 2), then lingers (a third
+    # would show)
+    server.hold_until, server.linger_s = 2, 0.1
     target = http(server.chat_url, max_in_flight=2)
     await target.start()
     replies = await asyncio.gather(
