@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
 import threading
@@ -199,6 +200,27 @@ class AgentServer:
         return web.json_response(step.json, status=step.status, headers=step.headers)
 
 
+async def _echo(server: AgentServer, request: web.Request) -> web.Response:
+    """Answers with every header and the query it got, in the text and in a tool call (as
+    an agent that logs its input might)."""
+    seen = {"headers": dict(request.headers), "query": dict(request.query)}
+    server.requests.append(
+        Seen(time.monotonic(), request.method, request.path, seen["query"], seen["headers"], None)
+    )
+    text = "; ".join(f"{k}={v}" for k, v in request.headers.items())
+    return web.json_response(
+        {
+            "response": f"you sent {text} and {dict(request.query)}",
+            "tool_invocations": [{"name": "log", "args": seen, "result": seen}],
+        }
+    )
+
+
+async def _redirect_loop(request: web.Request) -> web.Response:
+    """Redirects to itself, query and all, for ever."""
+    raise web.HTTPFound(str(request.rel_url))
+
+
 async def _echo_headers(request: web.Request) -> web.Response:
     """Rejects every request, quoting its headers back (as careless servers do)."""
     headers = "; ".join(f"{k}={v}" for k, v in request.headers.items())
@@ -212,6 +234,8 @@ def agent_server() -> Iterator[AgentServer]:
     app = web.Application()
     app.router.add_route("*", "/chat", server.handle)
     app.router.add_route("*", "/echo-headers", _echo_headers)
+    app.router.add_route("*", "/echo", functools.partial(_echo, server))
+    app.router.add_route("*", "/loop", _redirect_loop)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app, access_log=None)
     loop.run_until_complete(runner.setup())

@@ -95,6 +95,8 @@ def _describe(exc: aiohttp.ClientError) -> str:
         return "connection refused"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
+    if isinstance(exc, aiohttp.TooManyRedirects):
+        return f"too many redirects, the last to {exc.request_info.real_url}"
     if isinstance(cause, OSError) and cause.strerror:
         return cause.strerror
     return str(exc) or type(exc).__name__
