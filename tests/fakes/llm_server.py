@@ -13,16 +13,13 @@ Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
 ``message`` as a string, ...), ``Fault(chunks=..., headers=...)`` (a body streamed piece by
 piece: oversized, a gzip bomb; see ``tests.fakes.hostile``).
 
-``hold_until = n`` holds each request until n are in flight at once (at most
-``HOLD_MAX_S``), then ``linger_s`` more, and ``peak_in_flight`` is the most there ever were:
-a test of a limit of n sees the peak reach n whatever the machine's load, and a client
-that breaks the limit has ``linger_s`` to show it.
+``gate`` counts the requests in flight and can hold them in rounds (``tests.fakes.gate``),
+so tests of limits count at the server without depending on how fast requests arrive.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import threading
 import time
@@ -33,9 +30,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.gate import Gate
 from tests.fakes.hostile import Chunks, send_chunks
-
-HOLD_MAX_S = 5.0
 
 
 @dataclass
@@ -83,12 +79,7 @@ class ScriptedLLM:
         self.responder: Responder | None = None
         self.requests: list[Recorded] = []
         self.url = ""
-        self.hold_until: int | None = None
-        self.linger_s = 0.0
-        self.in_flight = 0
-        self.peak_in_flight = 0
-        self._gate: asyncio.Event | None = None
-        self._stopping: asyncio.Event | None = None
+        self.gate = Gate()
         self._lock = threading.Lock()
 
     @property
@@ -117,39 +108,8 @@ class ScriptedLLM:
         except json.JSONDecodeError:
             return web.json_response({"error": {"message": "invalid JSON"}}, status=400)
         self.requests.append(Recorded(api, body, dict(request.headers)))
-        self.in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-        try:
-            await self._hold()
+        async with self.gate.request():
             return await self._reply(request, api, body, self._next(api, body))
-        finally:
-            self.in_flight -= 1
-
-    async def _hold(self) -> None:
-        if self.hold_until is None:
-            return
-        if self._gate is None:
-            self._gate = asyncio.Event()
-        gate = self._gate
-        if self.in_flight >= self.hold_until:
-            gate.set()  # release this round; later arrivals wait for the next
-            self._gate = None
-        else:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
-        if self.linger_s:
-            await self._pause(self.linger_s)
-
-    async def _pause(self, seconds: float) -> None:
-        """Sleep, but end at once when the server stops (so stopping never waits)."""
-        if self._stopping is None:
-            self._stopping = asyncio.Event()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), seconds)
-
-    def _stop_pauses(self) -> None:
-        if self._stopping is not None:
-            self._stopping.set()
 
     async def _reply(
         self, request: web.Request, api: str, body: dict[str, Any], reply: Scripted
@@ -158,7 +118,7 @@ class ScriptedLLM:
             reply = Completion(text=reply)
         if isinstance(reply, Fault):
             if reply.delay_s:
-                await self._pause(reply.delay_s)
+                await self.gate.pause(reply.delay_s)
             if reply.chunks is not None:
                 headers = {"Content-Type": "application/json", **reply.headers}
                 return await send_chunks(
@@ -300,7 +260,7 @@ def scripted_llm() -> Iterator[ScriptedLLM]:
     try:
         yield server
     finally:
-        loop.call_soon_threadsafe(server._stop_pauses)
+        loop.call_soon_threadsafe(server.gate.stop)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
         loop.run_until_complete(runner.cleanup())

@@ -9,7 +9,6 @@ bodies, streams) and read back every request it saw, with its arrival time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import socket
@@ -23,9 +22,9 @@ from typing import Any
 from aiohttp import web
 
 from assay.net import RetryPolicy
+from tests.fakes.gate import Gate
 from tests.fakes.hostile import Chunks, send_chunks
 
-HOLD_MAX_S = 5.0
 # quick retries, so that tests of retrying stay fast
 FAST_RETRY = RetryPolicy(retries=2, base_delay_s=0.01, max_delay_s=2.0)
 
@@ -64,15 +63,7 @@ class AgentServer:
         self.memory: dict[str, list[str]] = {}
         self.forget_after: int | None = None  # 404 for a session after this many turns
         self.assign_ids = False  # answer with a server-side session id ("srv-1", ...)
-        self.in_flight = 0
-        self.peak_in_flight = 0
-        # When set, each request is held until this many are in flight at once (at most
-        # HOLD_MAX_S), then linger_s more, so a test of concurrency does not depend on how
-        # fast requests come, and a client breaking a limit has time to show it.
-        self.hold_until: int | None = None
-        self.linger_s = 0.0
-        self._gate: asyncio.Event | None = None
-        self._stopping: asyncio.Event | None = None
+        self.gate = Gate()  # requests in flight, held in rounds (tests.fakes.gate)
         self._lock = threading.Lock()
         self._stop: Any = None
 
@@ -109,10 +100,7 @@ class AgentServer:
                 body,
             )
         )
-        self.in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-        try:
-            await self._hold()
+        async with self.gate.request():
             with self._lock:
                 step = self.script.pop(0) if self.script else None
             if step is None and isinstance(body, dict):
@@ -120,23 +108,10 @@ class AgentServer:
             if step is None:
                 return self._agent(body if isinstance(body, dict) else dict(request.query))
             return await self._scripted(request, step)
-        finally:
-            self.in_flight -= 1
 
-    async def _hold(self) -> None:
-        if self.hold_until is None:
-            return
-        if self._gate is None:
-            self._gate = asyncio.Event()
-        gate = self._gate
-        if self.in_flight >= self.hold_until:
-            gate.set()  # release this round; later arrivals wait for the next
-            self._gate = None
-        else:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(gate.wait(), HOLD_MAX_S)
-        if self.linger_s:
-            await asyncio.sleep(self.linger_s)
+    @property
+    def peak_in_flight(self) -> int:
+        return self.gate.peak
 
     def _agent(self, body: dict[str, Any]) -> web.Response:
         session_id, query = str(body.get("session_id")), str(body.get("query"))
@@ -162,20 +137,9 @@ class AgentServer:
             }
         )
 
-    async def _pause(self, seconds: float) -> None:
-        """Sleep, but end at once when the server stops (so stopping never waits)."""
-        if self._stopping is None:
-            self._stopping = asyncio.Event()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), seconds)
-
-    def _stop_pauses(self) -> None:
-        if self._stopping is not None:
-            self._stopping.set()
-
     async def _scripted(self, request: web.Request, step: Step) -> web.StreamResponse:
         if step.delay_s:
-            await self._pause(step.delay_s)
+            await self.gate.pause(step.delay_s)
         if step.chunks is not None:
             headers = {"Content-Type": step.content_type, **step.headers}
             return await send_chunks(request, step.chunks, status=step.status, headers=headers)
@@ -251,7 +215,7 @@ def agent_server() -> Iterator[AgentServer]:
         if stopped:
             return
         stopped = True
-        loop.call_soon_threadsafe(server._stop_pauses)
+        loop.call_soon_threadsafe(server.gate.stop)
         asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=5)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)

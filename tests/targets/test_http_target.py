@@ -197,7 +197,7 @@ async def test_max_in_flight_limits_concurrent_requests(server: AgentServer) -> 
     server.queue(*[Step(json={"response": "ok"}) for _ in range(6)])
     # each request waits for a second one (the peak is at least 2), then lingers (a third
     # would show)
-    server.hold_until, server.linger_s = 2, 0.1
+    server.gate.hold_until, server.gate.linger_s = 2, 0.1
     target = http(server.chat_url, max_in_flight=2)
     await target.start()
     replies = await asyncio.gather(
@@ -210,7 +210,7 @@ async def test_max_in_flight_limits_concurrent_requests(server: AgentServer) -> 
 
 async def test_without_limits_requests_run_concurrently(server: AgentServer) -> None:
     server.queue(*[Step(json={"response": "ok"}) for _ in range(6)])
-    server.hold_until = 6  # released only once all six are in at once
+    server.gate.hold_until = 6  # released only once all six are in at once
     target = http(server.chat_url)
     await asyncio.gather(*(target.session(f"s{i}").send(turn("x", f"s{i}", 0)) for i in range(6)))
     await target.aclose()

@@ -2,7 +2,7 @@
 target and a judge on the same server, counted at the server.
 
 The server holds each request until ``hold_until`` are in flight at once, then a little
-longer (``ScriptedLLM``): the peak it sees reaches the limit whatever the machine's load,
+longer (``tests.fakes.gate``): the peak it sees reaches the limit whatever the machine's load,
 which proves requests overlap, and a client breaking the limit shows it while the round
 lingers (the old per-caller limiters made 5 or 6 here every time)."""
 
@@ -72,14 +72,14 @@ async def drive(llm: ScriptedLLM, agent: OpenAITarget, model: object, each: int)
 async def test_a_target_and_a_judge_on_one_server_share_the_strictest_limit(
     llm: ScriptedLLM, target_limit: int | None, judge_limit: int | None, expected: int
 ) -> None:
-    llm.hold_until, llm.linger_s = expected, 0.2
+    llm.gate.hold_until, llm.gate.linger_s = expected, 0.2
     await drive(llm, target(llm, target_limit), judge(llm, judge_limit), each=4)
     assert llm.calls() == 8
-    assert llm.peak_in_flight == expected
+    assert llm.gate.peak == expected
 
 
 async def test_without_limits_the_server_sees_everything_at_once(llm: ScriptedLLM) -> None:
     # the control: the server really can see 12 at once, so the peaks above are the limit's
-    llm.hold_until = 8
+    llm.gate.hold_until = 8
     await drive(llm, target(llm, None), judge(llm, None), each=4)
-    assert llm.peak_in_flight == 8
+    assert llm.gate.peak == 8
