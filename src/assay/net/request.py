@@ -65,6 +65,7 @@ class RequestFailed(Exception):
 
 def excerpt(raw: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     """A short one-line excerpt of a body, for error messages."""
+    raw = raw[: limit * 8]  # enough for the excerpt: a 10 MB body is not decoded whole
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     text = " ".join(text.split())
     if not text:
