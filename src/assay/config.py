@@ -16,6 +16,7 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
+DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed
 
 
 class _Strict(BaseModel):
@@ -57,6 +58,7 @@ class HttpTarget(_Strict):
     stream: bool = False
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
+    max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
 
 
 class OpenAITarget(_Strict):
@@ -68,6 +70,7 @@ class OpenAITarget(_Strict):
     timeout_s: float = Field(default=60.0, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
+    max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
 
 
 class TargetConfig(_Strict):
@@ -110,6 +113,7 @@ class ModelConfig(_Strict):
     timeout_s: float = Field(default=60.0, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
+    max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
 
 
 class ExecutionConfig(_Strict):

@@ -1,52 +1,125 @@
-"""Keep secrets out of reports, the store, logs and error messages.
+"""Keep secrets out of reports, the store, logs, the judge cache and error messages.
 
-Two guards: ``redact_config`` masks values under secret-looking keys in a config snapshot,
-and ``Redactor`` scrubs known secret values (those substituted from the environment, API
-keys read for models) from any text before it is written anywhere.
+One rule decides what is secret:
+
+- a value substituted from the environment (``${VAR}``) anywhere in a suite;
+- an API key read for a target or a model;
+- the value of a header, body field or var whose name says it holds a credential
+  (``is_secret_name``: ``Authorization``, ``X-Auth``, ``api_key``, ``access_token``,
+  ``password``, ... but not ``token_usage`` or ``api_key_env``, which name other things);
+- the password (or a lone user name, often a token) of a URL: ``http://user:password@host``.
+
+Known secrets are registered with ``REDACTOR``, which masks each one in any text in every
+form it takes once encoded (as is, JSON-escaped, URL-encoded, HTML-escaped), and masks the
+user info of any URL. ``redact_value`` masks the strings of a JSON tree before it is
+serialised; ``redact_config`` masks a config snapshot by the same rule.
 """
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
-_SECRET_KEY = re.compile(
-    r"(authorization|api[-_]?key|token|secret|password|passwd|cookie|credential)", re.I
-)
-_PLACEHOLDER = re.compile(r"^[^$]*(\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}[^$]*)+$")
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 
+# A name is a credential's when one of its words is one of these ...
+_CREDENTIAL_WORDS = frozenset(
+    {
+        "auth",
+        "authorization",
+        "apikey",
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "cookie",
+        "credential",
+        "credentials",
+        "signature",
+    }
+)
+# ... unless its last word says it names something else: a count, a variable, a place.
+_NOT_THE_VALUE = frozenset(
+    {"usage", "env", "var", "count", "counts", "limit", "type", "name", "url", "path", "id"}
+)
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PLACEHOLDER = re.compile(r"^[^$]*(\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}[^$]*)+$")
+# scheme://userinfo@ ; the user info ends at the first "@" before the host
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/?#@\s\"'<>]+)@")
 
-def redact_config(value: Any) -> Any:
-    """A copy of a config tree with secret-looking values masked; ``${VAR}`` placeholders
-    stay, since they name a variable and hold no secret."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if (
-                _SECRET_KEY.search(str(key))
-                and isinstance(item, str)
-                and not _PLACEHOLDER.match(item)
-            ):
-                out[key] = MASK
-            else:
-                out[key] = redact_config(item)
-        return out
-    if isinstance(value, list):
-        return [redact_config(v) for v in value]
-    return value
+
+def is_secret_name(name: str) -> bool:
+    """Whether a header, field or variable of this name holds a credential."""
+    words = [w.lower() for w in _WORDS.findall(str(name))]
+    if not words or words[-1] in _NOT_THE_VALUE:
+        return False
+    return any(w in _CREDENTIAL_WORDS for w in words)
+
+
+def _mask_userinfo(match: re.Match[str]) -> str:
+    user, colon, _ = match["info"].partition(":")
+    return f"{match['scheme']}{user}:{MASK}@" if colon else f"{match['scheme']}{MASK}@"
+
+
+def mask_url_credentials(text: str) -> str:
+    """``text`` with the password of every URL in it masked (``http://user:***@host``),
+    or the whole user info when there is no password (``https://***@host``)."""
+    if "://" not in text or "@" not in text:
+        return text
+    return _URL_USERINFO.sub(_mask_userinfo, text)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets in a URL's user info: the password, as written and decoded, and the
+    ``user:password`` pair as a Basic ``Authorization`` header carries it (base64)."""
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return []
+    if password is None:
+        return [user, unquote(user)] if user else []
+    pair = f"{unquote(user or '')}:{unquote(password)}"
+    return [password, unquote(password), base64.b64encode(pair.encode()).decode()]
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The forms a secret takes once written somewhere: as is, inside a JSON string (both
+    with and without ``ensure_ascii``), URL-encoded (``%20`` and ``+`` for a space), and
+    HTML-escaped."""
+    return {
+        secret,
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret),
+        html.escape(secret),
+        html.escape(secret, quote=False),
+    }
 
 
 class Redactor:
+    """``redactor(text)`` masks every known secret in ``text``; ``add`` registers more."""
+
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets: set[str] = set()
         self._ordered: list[str] = []
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
-        self.secrets.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LENGTH)
+        for secret in secrets:
+            if secret and len(secret) >= _MIN_SECRET_LENGTH:
+                self.secrets.update(encoded_forms(secret))
         # longest first, so a secret that contains another is masked whole
         self._ordered = sorted(self.secrets, key=len, reverse=True)
 
@@ -55,9 +128,62 @@ class Redactor:
         for secret in self._ordered:
             if secret in text:
                 text = text.replace(secret, MASK)
-        return text
+        return mask_url_credentials(text)
 
 
 # Process-wide: every secret assay learns is registered here, and every error message and
 # stored text passes through it.
 REDACTOR = Redactor()
+
+
+def redact_value(value: Any, redactor: Redactor = REDACTOR) -> Any:
+    """``value`` (a JSON tree) with every string in it passed through ``redactor``."""
+    if isinstance(value, str):
+        return redactor(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v, redactor) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, redactor) for v in value]
+    return value
+
+
+def redact_config(value: Any) -> Any:
+    """A copy of a config tree with secrets masked: values under a credential name
+    (``${VAR}`` placeholders stay: they name a variable and hold no secret), known secrets
+    and URL passwords anywhere."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            secret_scalar = isinstance(item, str | int | float) and not isinstance(item, bool)
+            if (
+                is_secret_name(str(key))
+                and secret_scalar
+                and not (isinstance(item, str) and _PLACEHOLDER.match(item))
+            ):
+                out[key] = MASK
+            else:
+                out[key] = redact_config(item)
+        return out
+    if isinstance(value, list):
+        return [redact_config(v) for v in value]
+    return REDACTOR(value) if isinstance(value, str) else value
+
+
+def is_own_host(url: str | None, provider_url: str) -> bool:
+    """Whether ``url`` (None: the provider's default) is the provider's own API over HTTPS,
+    the only place a key from the provider's default variable may be sent."""
+    if url is None:
+        return True
+    try:
+        mine, theirs = urlsplit(url), urlsplit(provider_url)
+        return (
+            mine.scheme == "https"
+            and mine.hostname == theirs.hostname
+            and mine.port
+            in (
+                None,
+                443,
+            )
+        )
+    except ValueError:
+        return False

@@ -8,7 +8,13 @@ computes a reply from the request; every request body and header set is recorded
 can count calls (cache hits make none) and check that secrets were sent only where due.
 
 Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
-``Fault(delay_s=5)`` (a timeout), ``Fault(raw="not json")`` (malformed body).
+``Fault(delay_s=5)`` (a timeout), ``Fault(raw="not json")`` (malformed body),
+``Fault(mutate=fn)`` (the real reply body, then broken by ``fn``: ``usage`` as ``"abc"``,
+``message`` as a string, ...), ``Fault(chunks=..., headers=...)`` (a body streamed piece by
+piece: oversized, a gzip bomb; see ``tests.fakes.hostile``).
+
+``gate`` counts the requests in flight and can hold them in rounds (``tests.fakes.gate``),
+so tests of limits count at the server without depending on how fast requests arrive.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.gate import Gate
+from tests.fakes.hostile import Chunks, send_chunks
+
 
 @dataclass
 class Fault:
@@ -31,6 +40,10 @@ class Fault:
     retry_after: float | None = None
     delay_s: float = 0.0
     raw: str | None = None  # a body sent as is (malformed JSON, say)
+    mutate: Callable[[dict[str, Any]], Any] | None = None  # breaks the real reply body
+    text: str = "ok"  # the reply that ``mutate`` starts from
+    chunks: Chunks | None = None
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +79,7 @@ class ScriptedLLM:
         self.responder: Responder | None = None
         self.requests: list[Recorded] = []
         self.url = ""
+        self.gate = Gate()
         self._lock = threading.Lock()
 
     @property
@@ -94,12 +108,27 @@ class ScriptedLLM:
         except json.JSONDecodeError:
             return web.json_response({"error": {"message": "invalid JSON"}}, status=400)
         self.requests.append(Recorded(api, body, dict(request.headers)))
-        reply = self._next(api, body)
+        async with self.gate.request():
+            return await self._reply(request, api, body, self._next(api, body))
+
+    async def _reply(
+        self, request: web.Request, api: str, body: dict[str, Any], reply: Scripted
+    ) -> web.StreamResponse:
         if isinstance(reply, str):
             reply = Completion(text=reply)
         if isinstance(reply, Fault):
             if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
+                await self.gate.pause(reply.delay_s)
+            if reply.chunks is not None:
+                headers = {"Content-Type": "application/json", **reply.headers}
+                return await send_chunks(
+                    request, reply.chunks, status=reply.status, headers=headers
+                )
+            if reply.mutate is not None:
+                real = (_anthropic_body if api == "anthropic" else _openai_body)(
+                    Completion(text=reply.text), body
+                )
+                return web.json_response(reply.mutate(real), status=reply.status)
             if reply.raw is not None:
                 return web.Response(
                     text=reply.raw, status=reply.status, content_type="application/json"
@@ -231,6 +260,7 @@ def scripted_llm() -> Iterator[ScriptedLLM]:
     try:
         yield server
     finally:
+        loop.call_soon_threadsafe(server.gate.stop)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
         loop.run_until_complete(runner.cleanup())

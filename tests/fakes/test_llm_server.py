@@ -50,3 +50,18 @@ def test_anthropic_reply_and_429_fault() -> None:
     assert status == 200
     assert body["content"] == [{"type": "text", "text": "hello"}]
     assert body["usage"] == {"input_tokens": 10, "output_tokens": 5}
+
+
+def test_a_mutated_reply_is_the_real_one_with_one_field_broken() -> None:
+    def broken_usage(body: dict[str, object]) -> dict[str, object]:
+        return {**body, "usage": "abc"}
+
+    with scripted_llm() as llm:
+        llm.queue("plain", Fault(mutate=broken_usage, text="plain"))
+        url = f"{llm.base_url}/chat/completions"
+        _, real, _ = _post(url, {"model": "m", "messages": []})
+        _, broken, _ = _post(url, {"model": "m", "messages": []})
+    assert broken["usage"] == "abc"
+    assert {k: v for k, v in broken.items() if k not in ("usage", "created")} == {
+        k: v for k, v in real.items() if k not in ("usage", "created")
+    }

@@ -21,14 +21,14 @@ async def test_the_judge_key_appears_in_no_result_and_no_log(
     llm.queue(
         Fault(status=401, raw=echo),  # a wrong key, echoed back by the server
         Fault(status=429, raw=echo),
-        Fault(delay_s=2),  # a timeout, retried
+        Fault(delay_s=30),  # a timeout, retried
         Fault(status=503, raw=echo),
         f"not JSON, and it quotes {JUDGE_SECRET}",  # an invalid reply, re-asked
         verdict(reasoning=f"the key is {JUDGE_SECRET}", score=4),
     )
     correctness = metric("correctness")
     results = []
-    async with judge_for(llm, provider, timeout_s=0.3) as judge:
+    async with judge_for(llm, provider, timeout_s=1.0) as judge:  # the rest answer within it
         assert JUDGE_SECRET not in repr(judge)
         for _ in range(3):
             results.append(await correctness.evaluate(turn(judge, ground_truth="Paris")))

@@ -34,12 +34,23 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def openai_model(
     llm: ScriptedLLM, cache: ResponseCache | None = None, **config: object
 ) -> ChatModel:
-    settings = {"provider": "openai", "model": "gpt-4o-mini", "base_url": llm.base_url}
+    # the scripted server is not OpenAI's host: it gets a key only when the variable is named
+    settings = {
+        "provider": "openai",
+        "model": "gpt-4o-mini",
+        "base_url": llm.base_url,
+        "api_key_env": "OPENAI_API_KEY",
+    }
     return make_model(ModelConfig.model_validate(settings | config), cache, retry=FAST)
 
 
 def anthropic_model(
     llm: ScriptedLLM, cache: ResponseCache | None = None, **config: object
 ) -> ChatModel:
-    settings = {"provider": "anthropic", "model": "claude-3-5-haiku-latest", "base_url": llm.url}
+    settings = {
+        "provider": "anthropic",
+        "model": "claude-3-5-haiku-latest",
+        "base_url": llm.url,
+        "api_key_env": "ANTHROPIC_API_KEY",
+    }
     return make_model(ModelConfig.model_validate(settings | config), cache, retry=FAST)

@@ -9,6 +9,7 @@ bodies, streams) and read back every request it saw, with its arrival time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import socket
 import threading
@@ -21,6 +22,8 @@ from typing import Any
 from aiohttp import web
 
 from assay.net import RetryPolicy
+from tests.fakes.gate import Gate
+from tests.fakes.hostile import Chunks, send_chunks
 
 # quick retries, so that tests of retrying stay fast
 FAST_RETRY = RetryPolicy(retries=2, base_delay_s=0.01, max_delay_s=2.0)
@@ -38,6 +41,7 @@ class Step:
     delay_s: float = 0.0
     events: list[str] | None = None  # an SSE stream: each string is one event's data
     event_gap_s: float = 0.0
+    chunks: Chunks | None = None  # a body written piece by piece (tests.fakes.hostile)
 
 
 @dataclass
@@ -54,12 +58,12 @@ class AgentServer:
     def __init__(self) -> None:
         self.url = ""
         self.script: list[Step] = []
+        self.by_query: dict[str, Step] = {}  # a reply for every request with this query
         self.requests: list[Seen] = []
         self.memory: dict[str, list[str]] = {}
         self.forget_after: int | None = None  # 404 for a session after this many turns
         self.assign_ids = False  # answer with a server-side session id ("srv-1", ...)
-        self.in_flight = 0
-        self.peak_in_flight = 0
+        self.gate = Gate()  # requests in flight, held in rounds (tests.fakes.gate)
         self._lock = threading.Lock()
         self._stop: Any = None
 
@@ -96,16 +100,18 @@ class AgentServer:
                 body,
             )
         )
-        self.in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-        try:
+        async with self.gate.request():
             with self._lock:
                 step = self.script.pop(0) if self.script else None
+            if step is None and isinstance(body, dict):
+                step = self.by_query.get(str(body.get("query")))
             if step is None:
                 return self._agent(body if isinstance(body, dict) else dict(request.query))
             return await self._scripted(request, step)
-        finally:
-            self.in_flight -= 1
+
+    @property
+    def peak_in_flight(self) -> int:
+        return self.gate.peak
 
     def _agent(self, body: dict[str, Any]) -> web.Response:
         session_id, query = str(body.get("session_id")), str(body.get("query"))
@@ -133,7 +139,10 @@ class AgentServer:
 
     async def _scripted(self, request: web.Request, step: Step) -> web.StreamResponse:
         if step.delay_s:
-            await asyncio.sleep(step.delay_s)
+            await self.gate.pause(step.delay_s)
+        if step.chunks is not None:
+            headers = {"Content-Type": step.content_type, **step.headers}
+            return await send_chunks(request, step.chunks, status=step.status, headers=headers)
         if step.events is not None:
             response = web.StreamResponse(
                 status=step.status, headers={"Content-Type": "text/event-stream", **step.headers}
@@ -155,6 +164,27 @@ class AgentServer:
         return web.json_response(step.json, status=step.status, headers=step.headers)
 
 
+async def _echo(server: AgentServer, request: web.Request) -> web.Response:
+    """Answers with every header and the query it got, in the text and in a tool call (as
+    an agent that logs its input might)."""
+    seen = {"headers": dict(request.headers), "query": dict(request.query)}
+    server.requests.append(
+        Seen(time.monotonic(), request.method, request.path, seen["query"], seen["headers"], None)
+    )
+    text = "; ".join(f"{k}={v}" for k, v in request.headers.items())
+    return web.json_response(
+        {
+            "response": f"you sent {text} and {dict(request.query)}",
+            "tool_invocations": [{"name": "log", "args": seen, "result": seen}],
+        }
+    )
+
+
+async def _redirect_loop(request: web.Request) -> web.Response:
+    """Redirects to itself, query and all, for ever."""
+    raise web.HTTPFound(str(request.rel_url))
+
+
 async def _echo_headers(request: web.Request) -> web.Response:
     """Rejects every request, quoting its headers back (as careless servers do)."""
     headers = "; ".join(f"{k}={v}" for k, v in request.headers.items())
@@ -168,6 +198,8 @@ def agent_server() -> Iterator[AgentServer]:
     app = web.Application()
     app.router.add_route("*", "/chat", server.handle)
     app.router.add_route("*", "/echo-headers", _echo_headers)
+    app.router.add_route("*", "/echo", functools.partial(_echo, server))
+    app.router.add_route("*", "/loop", _redirect_loop)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app, access_log=None)
     loop.run_until_complete(runner.setup())
@@ -183,6 +215,7 @@ def agent_server() -> Iterator[AgentServer]:
         if stopped:
             return
         stopped = True
+        loop.call_soon_threadsafe(server.gate.stop)
         asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=5)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)

@@ -102,7 +102,7 @@ async def test_429_retry_after_is_honoured(server: AgentServer) -> None:
 
 
 async def test_a_timeout_fails_the_turn_without_retrying(server: AgentServer) -> None:
-    server.queue(Step(json={"response": "late"}, delay_s=0.8))
+    server.queue(Step(json={"response": "late"}, delay_s=30))
     error = await failure_of(http(server.chat_url, timeout_s=0.3))
     assert str(error) == f"no reply from {server.chat_url} within 0.3 s"
     assert len(server.requests) == 1

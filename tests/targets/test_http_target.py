@@ -194,7 +194,10 @@ async def test_a_template_that_fails_at_render_fails_the_turn(server: AgentServe
 
 
 async def test_max_in_flight_limits_concurrent_requests(server: AgentServer) -> None:
-    server.queue(*[Step(json={"response": "ok"}, delay_s=0.05) for _ in range(6)])
+    server.queue(*[Step(json={"response": "ok"}) for _ in range(6)])
+    # each request waits for a second one (the peak is at least 2), then lingers (a third
+    # would show)
+    server.gate.hold_until, server.gate.linger_s = 2, 0.1
     target = http(server.chat_url, max_in_flight=2)
     await target.start()
     replies = await asyncio.gather(
@@ -206,7 +209,8 @@ async def test_max_in_flight_limits_concurrent_requests(server: AgentServer) -> 
 
 
 async def test_without_limits_requests_run_concurrently(server: AgentServer) -> None:
-    server.queue(*[Step(json={"response": "ok"}, delay_s=0.1) for _ in range(6)])
+    server.queue(*[Step(json={"response": "ok"}) for _ in range(6)])
+    server.gate.hold_until = 6  # released only once all six are in at once
     target = http(server.chat_url)
     await asyncio.gather(*(target.session(f"s{i}").send(turn("x", f"s{i}", 0)) for i in range(6)))
     await target.aclose()

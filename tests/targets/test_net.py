@@ -20,6 +20,7 @@ from assay.net import (
     limiter_for,
     parse_retry_after,
 )
+from tests.fakes.clock import ManualClock
 from tests.targets.agent_server import free_port
 
 
@@ -84,70 +85,146 @@ def test_endpoint_key_normalises_default_ports_and_case() -> None:
     assert endpoint_key("http://[::1]:9/x") == "http://[::1]:9"
 
 
-def test_limiter_registry_shares_per_endpoint() -> None:
-    assert limiter_for("http://a:80", None, None) is None
-    first = limiter_for("http://a:80", 4, None)
-    assert first is not None
+def test_every_caller_of_an_endpoint_shares_one_limiter_with_the_strictest_limits() -> None:
+    first = limiter_for("http://a:80")  # a caller with no limits still shares the limiter
+    assert (first.max_in_flight, first.requests_per_minute) == (None, None)
     assert limiter_for("http://a:80", 4, None) is first
+    assert first.max_in_flight == 4  # the earlier holder is limited too
     assert limiter_for("http://b:80", 4, None) is not first
-    # a later caller asking for other limits gets the stricter of each
-    merged = limiter_for("http://a:80", 8, 120.0)
-    assert merged is not None and merged is not first
-    assert (merged.max_in_flight, merged.requests_per_minute) == (4, 120.0)
-    assert limiter_for("http://a:80", None, 600.0) is merged  # looser: nothing changes
+    assert limiter_for("http://a:80", 8, 120.0) is first
+    assert (first.max_in_flight, first.requests_per_minute) == (4, 120.0)
+    assert limiter_for("http://a:80", None, 600.0) is first  # looser: nothing changes
+    assert (first.max_in_flight, first.requests_per_minute) == (4, 120.0)
+    assert limiter_for("http://a:80", 2, 60.0) is first
+    assert (first.max_in_flight, first.requests_per_minute) == (2, 60.0)
 
 
 async def test_max_in_flight_caps_concurrency() -> None:
     limiter = EndpointLimiter(max_in_flight=2)
     inside = 0
     peak = 0
+    gate = asyncio.Event()
 
     async def request() -> None:
         nonlocal inside, peak
         async with limiter:
             inside += 1
             peak = max(peak, inside)
-            await asyncio.sleep(0.01)
+            await gate.wait()
             inside -= 1
 
-    await asyncio.gather(*(request() for _ in range(7)))
+    tasks = [asyncio.create_task(request()) for _ in range(7)]
+    await asyncio.sleep(0)
+    gate.set()
+    await asyncio.gather(*tasks)
     assert peak == 2
     assert inside == 0
 
 
+async def test_a_limit_lowered_in_flight_applies_to_the_next_requests() -> None:
+    limiter = limiter_for("http://c:80")
+    release = asyncio.Event()
+    inside = 0
+    peak_after = 0
+
+    async def request(after: bool) -> None:
+        nonlocal inside, peak_after
+        async with limiter:
+            inside += 1
+            if after:
+                peak_after = max(peak_after, inside)
+            await release.wait()
+            inside -= 1
+
+    early = [asyncio.create_task(request(False)) for _ in range(3)]
+    await asyncio.sleep(0)
+    assert limiter.in_flight() == 3  # no limit yet
+    limiter_for("http://c:80", 1, None)  # a judge with max_in_flight: 1 joins
+    late = [asyncio.create_task(request(True)) for _ in range(4)]
+    await asyncio.sleep(0)
+    assert limiter.in_flight() == 3  # the late ones wait until in-flight drops below 1
+    release.set()
+    await asyncio.gather(*early, *late)
+    assert peak_after == 1
+
+
 async def test_requests_per_minute_spaces_requests_after_the_burst() -> None:
-    # 6000/min = 100/s with a burst of one second's worth (100): 110 requests need at
-    # least 10 more token intervals of 10 ms after the burst.
-    limiter = EndpointLimiter(requests_per_minute=6000)
-    loop = asyncio.get_running_loop()
-    stamps: list[float] = []
+    # 6000/min = 100/s with a burst of one second's worth (100): the 110 requests after
+    # it are admitted one per 10 ms.
+    clock = ManualClock()
+    limiter = EndpointLimiter(requests_per_minute=6000, clock=clock)
+    admitted: list[float] = []
 
     async def request() -> None:
         async with limiter:
-            stamps.append(loop.time())
+            admitted.append(clock.now())
 
-    start = loop.time()
-    await asyncio.gather(*(request() for _ in range(110)))
-    assert sum(1 for t in stamps if t - start < 0.005) == 100
-    assert max(stamps) - start >= 0.095
+    tasks = [asyncio.create_task(request()) for _ in range(110)]
+    await clock.settle()
+    assert admitted == [0.0] * 100
+    for k in range(1, 11):
+        await clock.advance(0.01)
+        assert len(admitted) == 100 + k
+    await asyncio.gather(*tasks)
+    assert admitted[100:] == pytest.approx([0.01 * k for k in range(1, 11)])
+    assert clock.sleeps == pytest.approx([0.01 * k for k in range(1, 11)])
+
+
+async def test_a_tighter_rate_applies_to_a_bucket_in_use() -> None:
+    clock = ManualClock()
+    limiter = limiter_for("http://d:80", None, 600.0)  # 10/s, burst 10
+    limiter.clock = clock
+    async with limiter:
+        pass
+    limiter_for("http://d:80", None, 60.0)  # 1/s, burst 1
+    async with limiter:  # the bucket was cut to one token, and that one is used now
+        pass
+    waiter = asyncio.create_task(limiter.__aenter__())
+    await clock.settle()
+    assert clock.sleeps == [pytest.approx(1.0)]
+    await clock.advance(1.0)
+    assert waiter.done()
+    await limiter.__aexit__(None, None, None)
 
 
 async def test_cancelled_waiter_gives_its_slot_and_token_back() -> None:
     # 120/min = one token per 0.5 s, burst 2. After the burst a waiter reserves the next
     # token (due in 0.5 s) while holding the only slot; cancelling it must return both, so
-    # the next caller gets in within about 0.5 s (without the refund: about 1 s; without
-    # the slot: never).
-    limiter = EndpointLimiter(max_in_flight=1, requests_per_minute=120)
+    # the next caller gets the slot and waits 0.5 s (without the refund: 1 s; without the
+    # slot: it never gets to wait for a token).
+    clock = ManualClock()
+    limiter = EndpointLimiter(max_in_flight=1, requests_per_minute=120, clock=clock)
     for _ in range(2):
         async with limiter:
             pass
     waiter = asyncio.create_task(limiter.__aenter__())
-    await asyncio.sleep(0.01)
+    await clock.settle()
+    assert clock.sleeps == [0.5]
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
-    await asyncio.wait_for(limiter.__aenter__(), timeout=0.8)
+    after = asyncio.create_task(limiter.__aenter__())
+    await clock.settle()
+    assert clock.sleeps == [0.5, 0.5]
+    assert not after.done()
+    await clock.advance(0.5)
+    assert after.done()
     await limiter.__aexit__(None, None, None)
+    assert limiter.in_flight() == 0
+
+
+async def test_a_waiter_cancelled_before_its_slot_leaves_the_queue() -> None:
+    limiter = EndpointLimiter(max_in_flight=1)
+    await limiter.__aenter__()
+    queued = asyncio.create_task(limiter.__aenter__())
+    await asyncio.sleep(0)
+    queued.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    await limiter.__aexit__(None, None, None)
+    assert limiter.in_flight() == 0
+    await asyncio.wait_for(limiter.__aenter__(), timeout=30)  # the slot is free again
+    assert limiter.in_flight() == 1
 
 
 async def test_check_reachable() -> None:

@@ -169,7 +169,7 @@ async def test_failures_fail_the_turn_with_a_clear_message(llm: ScriptedLLM) -> 
 
 
 async def test_a_timeout_fails_the_turn(llm: ScriptedLLM) -> None:
-    llm.queue(Fault(delay_s=0.8))
+    llm.queue(Fault(delay_s=30))
     target = openai(llm.base_url, timeout_s=0.3)
     with pytest.raises(TargetError) as info:
         await target.session("s").send(turn("x"))

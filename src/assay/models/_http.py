@@ -2,7 +2,8 @@
 retries with backoff on 429/5xx and connection errors, ``Retry-After`` honoured).
 
 A model call is idempotent, so unlike a target's turn a timed-out call is retried too.
-Every failure becomes a ``JudgeError`` whose text names no header and is redacted.
+Every failure (a reply over ``max_reply_mb``, one that is not a JSON object, ...) becomes a
+``JudgeError`` whose text names no header and is redacted.
 """
 
 from __future__ import annotations
@@ -15,8 +16,15 @@ from typing import Any
 import aiohttp
 
 from assay.errors import JudgeError
-from assay.net import EndpointLimiter, RequestFailed, RetryPolicy, backoff_delay, send_request
-from assay.net.request import excerpt
+from assay.net import (
+    EndpointLimiter,
+    ReplyBody,
+    RequestFailed,
+    RetryPolicy,
+    backoff_delay,
+    decode_json,
+    send_request,
+)
 from assay.secrets import REDACTOR
 
 log = logging.getLogger("assay.models")
@@ -30,6 +38,7 @@ async def post_json(
     *,
     who: str,
     timeout_s: float,
+    max_reply_bytes: int,
     policy: RetryPolicy,
     limiter: EndpointLimiter | None,
 ) -> dict[str, Any]:
@@ -47,12 +56,11 @@ async def post_json(
                 policy=remaining,
                 limiter=limiter,
                 timeout_s=timeout_s,
+                max_reply_bytes=max_reply_bytes,
                 headers=headers,
                 data=payload,
             )
             return data
-        except JudgeError as exc:  # a reply that is not JSON
-            raise JudgeError(f"{who}: {exc}") from None
         except RequestFailed as exc:
             if exc.kind != "timeout" or attempt + 1 >= policy.attempts:
                 hint = " (check the API key and api_key_env)" if exc.status in (401, 403) else ""
@@ -63,14 +71,10 @@ async def post_json(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def _read_json(response: aiohttp.ClientResponse, sent: float) -> dict[str, Any]:
-    raw = await response.read()
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise JudgeError(
-            REDACTOR(f"the reply from {response.url} is not JSON: {excerpt(raw)}")
-        ) from None
+async def _read_json(body: ReplyBody, sent: float) -> dict[str, Any]:
+    data = decode_json(await body.read(), str(body.url))
     if not isinstance(data, dict):
-        raise JudgeError(f"the reply from {response.url} is not a JSON object")
+        kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(data), "a number")
+        kind = "null" if data is None else kind
+        raise RequestFailed(f"the reply from {body.url} is {kind}, not a JSON object", "reply")
     return data

@@ -19,11 +19,16 @@ def extract_json(text: str) -> Any:
     start, end = stripped.find("{"), stripped.rfind("}")
     if 0 <= start < end:
         candidates.append(stripped[start : end + 1])
+    too_deep = False
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or a number with more digits than int() takes
             continue
+        except RecursionError:
+            too_deep = True
+    if too_deep:
+        raise ValueError("the reply's JSON is nested too deeply")
     shown = stripped if len(stripped) <= 80 else stripped[:77] + "..."
     raise ValueError(f"the reply is not JSON ({shown!r})" if stripped else "the reply is empty")
 

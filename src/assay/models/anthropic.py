@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+from assay.models._reply import expect_list, expect_object, model_name, optional_text, token_count
 from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
@@ -57,10 +58,14 @@ class AnthropicChatModel(ChatModel):
         return Request(self.url, headers, body)
 
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
-        usage = _usage(data.get("usage"))
-        model = str(data.get("model") or "")
-        blocks = [b for b in data.get("content") or [] if isinstance(b, dict)]
-        text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+        usage = _usage(expect_object(data.get("usage"), "usage", optional=True))
+        content = expect_list(data.get("content"), "content", optional=True)
+        blocks = [expect_object(b, f"content[{i}]") for i, b in enumerate(content)]
+        text = "".join(
+            optional_text(b.get("text"), f"content[{i}].text") or ""
+            for i, b in enumerate(blocks)
+            if b.get("type") == "text"
+        )
         structured = next(
             (
                 b.get("input")
@@ -76,16 +81,14 @@ class AnthropicChatModel(ChatModel):
             problem = "the reply was cut off at max_tokens (raise max_tokens)"
         elif data.get("stop_reason") == "refusal":
             problem = "the model refused to answer"
-        return RawReply(text, usage, model, structured=structured, problem=problem)
+        return RawReply(text, usage, model_name(data), structured=structured, problem=problem)
 
 
-def _usage(raw: Any) -> TokenUsage:
-    if not isinstance(raw, dict):
-        return TokenUsage()
-    fresh = int(raw.get("input_tokens") or 0)
-    created = int(raw.get("cache_creation_input_tokens") or 0)
-    read = int(raw.get("cache_read_input_tokens") or 0)
-    output = int(raw.get("output_tokens") or 0)
+def _usage(raw: dict[str, Any]) -> TokenUsage:
+    fresh = token_count(raw, "input_tokens")
+    created = token_count(raw, "cache_creation_input_tokens")
+    read = token_count(raw, "cache_read_input_tokens")
+    output = token_count(raw, "output_tokens")
     prompt = fresh + created + read
     return TokenUsage(
         prompt_tokens=prompt,

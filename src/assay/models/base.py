@@ -12,19 +12,28 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from types import TracebackType
 from typing import Any, ClassVar
 
 import aiohttp
 
 from assay.config import ModelConfig
+from assay.errors import JudgeError
 from assay.models._http import post_json
 from assay.models._json import parse_structured, schema_problem
+from assay.models._reply import MalformedReply
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.pricing import cost_usd
-from assay.net import RetryPolicy, endpoint_key, limiter_for, open_client_session
+from assay.net import (
+    RetryPolicy,
+    endpoint_key,
+    limiter_for,
+    open_client_session,
+    reply_limit_bytes,
+)
 from assay.results.models import TokenUsage
+from assay.secrets import REDACTOR, url_secrets
 
 Message = Mapping[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
 
@@ -97,6 +106,23 @@ class RawReply:
     problem: str | None = None
 
 
+def _plain(messages: Sequence[Message]) -> list[dict[str, str]]:
+    return [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+
+
+def _usable(hit: dict[str, Any] | None, schema: dict[str, Any] | None) -> ModelReply | None:
+    """A cached reply, when it is readable and (with a schema) still conforms to it."""
+    if hit is None:
+        return None
+    try:
+        reply = ModelReply.from_cache(hit)
+        if schema is None or schema_problem(reply.parsed, schema) is None:
+            return reply
+    except (ValueError, TypeError, RecursionError):  # an entry edited or from an old assay
+        pass
+    return None
+
+
 class ChatModel(ABC):
     provider: ClassVar[str]
     default_base_url: ClassVar[str]
@@ -111,6 +137,7 @@ class ChatModel(ABC):
     ) -> None:
         self.config = config
         self.base_url = (config.base_url or self.default_base_url).rstrip("/")
+        REDACTOR.add(*url_secrets(self.base_url))
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self._api_key = api_key
@@ -152,12 +179,15 @@ class ChatModel(ABC):
         temperature: float | None = None,
         max_tokens: int | None = None,
         sample: int = 0,
+        cache_as: Sequence[Message] | None = None,
     ) -> ModelReply:
         """One chat completion. ``schema`` asks for JSON conforming to it (structured
         output where the API has it). ``sample`` > 0 makes a distinct cache entry, for
-        drawing several samples of one request. Raises JudgeError when the call fails."""
+        drawing several samples of one request. ``cache_as`` (the first request of a
+        re-ask) caches a valid reply under that request too, so the next run asks nothing.
+        Raises JudgeError when the call fails."""
         prompt = Prompt(
-            messages=[{"role": str(m["role"]), "content": str(m["content"])} for m in messages],
+            messages=_plain(messages),
             schema=schema,
             schema_name=schema_name,
             temperature=self.config.temperature if temperature is None else temperature,
@@ -166,9 +196,12 @@ class ChatModel(ABC):
         if self.cache is None:
             return await self._call(prompt)
         key = self.cache_key(prompt, sample)
+        also = None
+        if cache_as is not None:
+            also = self.cache_key(replace(prompt, messages=_plain(cache_as)), sample)
         task = self._inflight.get(key)
         if task is None:  # identical concurrent requests share one call
-            task = asyncio.ensure_future(self._cached_call(key, prompt))
+            task = asyncio.ensure_future(self._cached_call(key, prompt, also))
             self._inflight[key] = task
             task.add_done_callback(lambda t: self._settle(key, t))
         return await asyncio.shield(task)
@@ -195,20 +228,19 @@ class ChatModel(ABC):
         if not task.cancelled():
             task.exception()  # retrieved here, so a failure nobody awaits is not logged
 
-    async def _cached_call(self, key: str, prompt: Prompt) -> ModelReply:
+    async def _cached_call(self, key: str, prompt: Prompt, also: str | None) -> ModelReply:
         assert self.cache is not None
-        hit = await self.cache.get(key)
-        if hit is not None:
-            reply = ModelReply.from_cache(hit)
-            if prompt.schema is None or schema_problem(reply.parsed, prompt.schema) is None:
-                return reply
-        reply = await self._call(prompt)
-        if reply.parse_error is None:
+        reply = _usable(await self.cache.get(key), prompt.schema)
+        if reply is None:
+            reply = await self._call(prompt)
+            if reply.parse_error is not None:
+                return reply  # never cached: the next run asks again
             await self.cache.put(key, reply.to_cache())
+        if also is not None and also != key:
+            await self.cache.put(also, reply.to_cache())
         return reply
 
     async def _call(self, prompt: Prompt) -> ModelReply:
-        schema = prompt.schema
         request = self.build_request(prompt)
         started = time.perf_counter()
         data = await post_json(
@@ -218,20 +250,20 @@ class ChatModel(ABC):
             request.body,
             who=self.name,
             timeout_s=self.config.timeout_s,
+            max_reply_bytes=reply_limit_bytes(self.config.max_reply_mb),
             policy=self.retry,
             limiter=self._limiter,
         )
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        raw = self.read_reply(data, prompt.schema_name)
-        parsed, problem = None, raw.problem
-        if schema is not None and problem is None:
-            if raw.structured is not None:
-                parsed = raw.structured
-                mismatch = schema_problem(parsed, schema)
-                if mismatch is not None:
-                    parsed, problem = None, f"the JSON does not match the schema: {mismatch}"
-            else:
-                parsed, problem = parse_structured(raw.text, schema)
+        try:
+            raw = self.read_reply(data, prompt.schema_name)
+            parsed, problem = self._verdict(raw, prompt.schema)
+        except MalformedReply as exc:
+            raise JudgeError(REDACTOR(f"{self.name}: the reply from {request.url} {exc}")) from None
+        except RecursionError:
+            raise JudgeError(
+                f"{self.name}: the reply from {request.url} is nested too deeply"
+            ) from None
         return ModelReply(
             text=raw.text,
             parsed=parsed,
@@ -239,8 +271,21 @@ class ChatModel(ABC):
             cost_usd=cost_usd(raw.model or self.config.model, raw.usage),
             latency_ms=latency_ms,
             model=raw.model or self.config.model,
-            parse_error=problem if schema is not None else None,
+            parse_error=problem if prompt.schema is not None else None,
         )
+
+    @staticmethod
+    def _verdict(raw: RawReply, schema: dict[str, Any] | None) -> tuple[Any, str | None]:
+        """The reply's JSON value checked against ``schema``: ``(value, None)`` or
+        ``(None, problem)``; ``(None, raw.problem)`` when there is no schema or a problem."""
+        if schema is None or raw.problem is not None:
+            return None, raw.problem
+        if raw.structured is None:
+            return parse_structured(raw.text, schema)
+        mismatch = schema_problem(raw.structured, schema)
+        if mismatch is not None:
+            return None, f"the JSON does not match the schema: {mismatch}"
+        return raw.structured, None
 
     def _http(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

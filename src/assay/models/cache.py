@@ -3,6 +3,9 @@
 The key covers the provider, the endpoint, the model, the sampling parameters, the schema
 and the messages (and a sample index, so repeated samples are separate entries), never the
 API key. A second identical request is answered from the file without an HTTP call.
+Known secrets in a reply (a key the judge echoed) are masked before it is stored. The cache
+only saves calls: an entry that cannot be read, or a file that cannot be written, is logged
+and treated as a miss, never a failed metric.
 
 One ``sqlite3`` connection guarded by a lock; calls run in a worker thread so the event loop
 never blocks on disk. WAL mode lets several processes share the file.
@@ -13,13 +16,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from assay.secrets import redact_value
+
 DEFAULT_CACHE_PATH = Path(".assay") / "cache.db"
+log = logging.getLogger("assay.models")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -67,22 +74,34 @@ class ResponseCache:
 
     def get_sync(self, key: str) -> dict[str, Any] | None:
         with self._lock:
-            row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            try:
+                row = self._conn.execute(
+                    "SELECT value FROM responses WHERE key = ?", (key,)
+                ).fetchone()
+            except sqlite3.Error as exc:
+                log.warning("the judge cache %s cannot be read (%s): asking the judge", self, exc)
+                row = None
             if row is None:
                 self.misses += 1
                 return None
             self.hits += 1
-        value = json.loads(row[0])
+        try:
+            value = json.loads(row[0])
+        except (ValueError, TypeError, RecursionError):
+            return None
         return value if isinstance(value, dict) else None
 
     def put_sync(self, key: str, value: dict[str, Any]) -> None:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json.dumps(redact_value(value), ensure_ascii=False)
         with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, value, created_at) VALUES (?, ?, ?)",
-                (key, text, time.time()),
-            )
-            self._conn.commit()
+            try:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO responses (key, value, created_at) VALUES (?, ?, ?)",
+                    (key, text, time.time()),
+                )
+                self._conn.commit()
+            except sqlite3.Error as exc:
+                log.warning("the judge cache %s cannot be written (%s)", self, exc)
 
     async def get(self, key: str) -> dict[str, Any] | None:
         return await asyncio.to_thread(self.get_sync, key)

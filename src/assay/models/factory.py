@@ -11,7 +11,7 @@ from assay.models.base import ChatModel
 from assay.models.cache import ResponseCache
 from assay.models.openai import OpenAIChatModel
 from assay.net import RetryPolicy
-from assay.secrets import REDACTOR
+from assay.secrets import REDACTOR, is_own_host
 
 PROVIDERS: dict[str, type[ChatModel]] = {
     "openai": OpenAIChatModel,
@@ -21,16 +21,21 @@ DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 def api_key_for(config: ModelConfig, source: str = "judge") -> str | None:
-    """The API key from the variable ``api_key_env`` names (default ``OPENAI_API_KEY`` /
-    ``ANTHROPIC_API_KEY``), registered with the redactor. A key is required for the
-    provider's own API, or when ``api_key_env`` is named explicitly; a local server
-    (``base_url`` set, default variable unset) gets none."""
-    env = config.api_key_env or DEFAULT_KEY_ENV[config.provider]
+    """The API key for a model, registered with the redactor.
+
+    With ``api_key_env`` named, that variable's value goes to whatever ``base_url`` is set,
+    and a missing one is an error. Without it, the provider's default variable
+    (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) is read only for the provider's own API
+    (no ``base_url``, or one on its host), where it is required: any other server (a local
+    llama.cpp, a colleague's proxy) gets no key unless the suite names its variable."""
+    if config.api_key_env is not None:
+        env = config.api_key_env
+    elif is_own_host(config.base_url, PROVIDERS[config.provider].default_base_url):
+        env = DEFAULT_KEY_ENV[config.provider]
+    else:
+        return None
     key = os.environ.get(env) or None
-    if key is not None:
-        REDACTOR.add(key)
-        return key
-    if config.base_url is None or config.api_key_env is not None:
+    if key is None:
         raise ConfigError(
             [
                 Problem(
@@ -42,7 +47,8 @@ def api_key_for(config: ModelConfig, source: str = "judge") -> str | None:
                 )
             ]
         )
-    return None
+    REDACTOR.add(key)
+    return key
 
 
 def make_model(

@@ -12,6 +12,14 @@ import re
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from assay.models._reply import (
+    MalformedReply,
+    expect_list,
+    expect_object,
+    model_name,
+    optional_text,
+    token_count,
+)
 from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
@@ -62,34 +70,39 @@ class OpenAIChatModel(ChatModel):
         return Request(self.url, headers, body)
 
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
-        usage = _usage(data.get("usage"))
-        model = str(data.get("model") or "")
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return RawReply("", usage, model, problem="the reply has no choices")
-        choice = choices[0]
-        message = choice.get("message") or {}
-        text = message.get("content") or ""
-        if not isinstance(text, str):  # a list of content parts
-            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        usage = _usage(expect_object(data.get("usage"), "usage", optional=True))
+        choices = expect_list(data.get("choices"), "choices", optional=True)
+        if not choices:
+            raise MalformedReply("has no choices[0]")
+        choice = expect_object(choices[0], "choices[0]")
+        message = expect_object(choice.get("message"), "choices[0].message")
+        content = message.get("content")
+        if isinstance(content, list):  # content parts
+            parts = [p for p in content if isinstance(p, dict)]
+            text = "".join(
+                optional_text(p.get("text"), "a content part's text") or "" for p in parts
+            )
+        else:
+            text = optional_text(content, "choices[0].message.content") or ""
+        refusal = optional_text(message.get("refusal"), "choices[0].message.refusal")
         problem = None
-        if message.get("refusal"):
-            problem = f"the model refused: {message['refusal']}"
+        if refusal:
+            problem = f"the model refused: {refusal}"
         elif choice.get("finish_reason") == "length":
             problem = "the reply was cut off at max_tokens (raise max_tokens)"
-        return RawReply(text, usage, model, problem=problem)
+        return RawReply(text, usage, model_name(data), problem=problem)
 
 
-def _usage(raw: Any) -> TokenUsage:
-    if not isinstance(raw, dict):
-        return TokenUsage()
-    prompt = int(raw.get("prompt_tokens") or 0)
-    completion = int(raw.get("completion_tokens") or 0)
-    details = raw.get("prompt_tokens_details")
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+def _usage(raw: dict[str, Any]) -> TokenUsage:
+    prompt = token_count(raw, "prompt_tokens")
+    completion = token_count(raw, "completion_tokens")
+    details = expect_object(
+        raw.get("prompt_tokens_details"), "usage.prompt_tokens_details", optional=True
+    )
+    total = token_count(raw, "total_tokens") or prompt + completion
     return TokenUsage(
         prompt_tokens=prompt,
         completion_tokens=completion,
-        total_tokens=int(raw.get("total_tokens") or prompt + completion),
-        cache_read_tokens=cached,
+        total_tokens=total,
+        cache_read_tokens=token_count(details, "cached_tokens", "usage.prompt_tokens_details"),
     )

@@ -2,16 +2,26 @@
 
 - ``retry``: ``RetryPolicy``, ``is_retryable_status``, ``backoff_delay`` (full jitter,
   ``Retry-After`` honoured).
-- ``limits``: ``EndpointLimiter`` and the process-wide ``limiter_for`` registry.
+- ``limits``: ``EndpointLimiter`` and the process-wide ``limiter_for`` registry (one
+  limiter per endpoint, the strictest limits anyone set); ``Clock`` for tests.
+- ``body``: ``ReplyBody`` (a response read within ``max_reply_mb``, after decompression),
+  ``ReplyTooLarge``.
 - ``session``: ``open_client_session`` (one aiohttp session per caller), ``check_reachable``,
   ``endpoint_key``.
-- ``request``: ``send_request`` (limits + timeout + retries), ``RequestFailed``,
-  ``decode_json``.
+- ``request``: ``send_request`` (limits + timeout + size limit + retries),
+  ``RequestFailed``, ``decode_json``.
 - ``sse``: ``sse_data`` (the data payloads of a server-sent event stream) and
   ``collect_stream`` (a stream folded into one reply, with time to first token).
 """
 
-from assay.net.limits import EndpointLimiter, limiter_for, reset_limiters
+from assay.config import DEFAULT_MAX_REPLY_MB
+from assay.net.body import (
+    ReplyBody,
+    ReplyTooLarge,
+    format_mb,
+    reply_limit_bytes,
+)
+from assay.net.limits import Clock, EndpointLimiter, LoopClock, limiter_for, reset_limiters
 from assay.net.request import RequestFailed, decode_json, excerpt, send_request
 from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status, parse_retry_after
 from assay.net.session import (
@@ -24,7 +34,12 @@ from assay.net.session import (
 from assay.net.sse import StreamedReply, collect_stream, is_event_stream, sse_data
 
 __all__ = [
+    "DEFAULT_MAX_REPLY_MB",
+    "Clock",
     "EndpointLimiter",
+    "LoopClock",
+    "ReplyBody",
+    "ReplyTooLarge",
     "RequestFailed",
     "RetryPolicy",
     "StreamedReply",
@@ -35,12 +50,14 @@ __all__ = [
     "decode_json",
     "endpoint_key",
     "excerpt",
+    "format_mb",
     "host_port",
     "is_event_stream",
     "is_retryable_status",
     "limiter_for",
     "open_client_session",
     "parse_retry_after",
+    "reply_limit_bytes",
     "reset_limiters",
     "send_request",
     "sse_data",

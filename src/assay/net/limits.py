@@ -2,15 +2,17 @@
 targets, judges and simulated users.
 
     limiter = limiter_for(endpoint_key(url), max_in_flight=8, requests_per_minute=600)
-    if limiter is None:
-        ...  # no limits configured: nothing to wait for
     async with limiter:
         ...  # one request
 
-``max_in_flight`` caps concurrent requests (a semaphore); ``requests_per_minute`` spaces them
-with a token bucket that holds at most one second's worth of requests (at least one), so a
-burst never exceeds what the endpoint would accept in a second. Both are per event loop:
-a limiter used from two loops keeps separate counts in each.
+Every caller of an endpoint gets the same limiter, whatever limits it asked for, and the
+limiter applies the strictest limit anyone set (a caller that sets none is still counted
+against the others' limits). ``max_in_flight`` caps concurrent requests; ``requests_per_minute``
+spaces them with a token bucket that holds at most one second's worth of requests (at least
+one), so a burst never exceeds what the endpoint would accept in a second. Counts are per
+event loop: a limiter used from two loops keeps separate counts in each.
+
+Time comes from a ``Clock`` (the event loop's by default), so tests can drive it by hand.
 """
 
 from __future__ import annotations
@@ -18,7 +20,30 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
+from collections import deque
 from types import TracebackType
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """Where the limiter reads the time and waits: ``now()`` in seconds, ``sleep(s)``."""
+
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class LoopClock:
+    """The running event loop's monotonic clock."""
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+LOOP_CLOCK = LoopClock()
 
 
 class _TokenBucket:
@@ -26,34 +51,82 @@ class _TokenBucket:
     at once (the balance may go negative) and sleeps until it is due, so waiters are
     served in arrival order without a lock."""
 
-    def __init__(self, rate_per_s: float, capacity: float, loop: asyncio.AbstractEventLoop):
+    def __init__(self, rate_per_s: float, clock: Clock) -> None:
+        self.clock = clock
         self.rate = rate_per_s
-        self.capacity = capacity
-        self.tokens = capacity
-        self.loop = loop
-        self.updated = loop.time()
+        self.capacity = max(1.0, rate_per_s)
+        self.tokens = self.capacity
+        self.updated = clock.now()
 
-    async def take(self) -> None:
-        now = self.loop.time()
+    def set_rate(self, rate_per_s: float) -> None:
+        self._refill()
+        self.rate = rate_per_s
+        self.capacity = max(1.0, rate_per_s)
+        self.tokens = min(self.tokens, self.capacity)
+
+    def _refill(self) -> None:
+        now = self.clock.now()
         self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
         self.updated = now
+
+    async def take(self) -> None:
+        self._refill()
         self.tokens -= 1.0
         if self.tokens >= 0:
             return
         try:
-            await asyncio.sleep(-self.tokens / self.rate)
+            await self.clock.sleep(-self.tokens / self.rate)
         except asyncio.CancelledError:
             self.tokens += 1.0  # give the reservation back
             raise
 
 
-class _LoopState:
-    __slots__ = ("semaphore", "bucket")
+class _Slots:
+    """Counts requests in flight and admits waiters in arrival order while fewer than
+    ``limit()`` are; the limit may drop while requests are in flight."""
 
-    def __init__(self, limiter: EndpointLimiter, loop: asyncio.AbstractEventLoop) -> None:
-        self.semaphore = asyncio.Semaphore(limiter.max_in_flight) if limiter.max_in_flight else None
-        rpm = limiter.requests_per_minute
-        self.bucket = _TokenBucket(rpm / 60.0, max(1.0, rpm / 60.0), loop) if rpm else None
+    def __init__(self, limiter: EndpointLimiter) -> None:
+        self.limiter = limiter
+        self.in_use = 0
+        self.waiters: deque[asyncio.Future[None]] = deque()
+
+    def _free(self) -> bool:
+        limit = self.limiter.max_in_flight
+        return limit is None or self.in_use < limit
+
+    async def acquire(self) -> None:
+        if not self.waiters and self._free():
+            self.in_use += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        try:
+            await waiter  # resolved by ``_admit``, which counts the slot as taken
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # admitted just as it was cancelled: hand the slot on
+            else:
+                self.waiters.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        self.in_use -= 1
+        self._admit()
+
+    def _admit(self) -> None:
+        while self.waiters and self._free():
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                self.in_use += 1
+                waiter.set_result(None)
+
+
+class _LoopState:
+    __slots__ = ("slots", "bucket")
+
+    def __init__(self, limiter: EndpointLimiter) -> None:
+        self.slots = _Slots(limiter)
+        self.bucket: _TokenBucket | None = None
 
 
 class EndpointLimiter:
@@ -61,14 +134,15 @@ class EndpointLimiter:
     after a concurrency slot is taken, so the slot also bounds how many wait."""
 
     def __init__(
-        self, max_in_flight: int | None = None, requests_per_minute: float | None = None
+        self,
+        max_in_flight: int | None = None,
+        requests_per_minute: float | None = None,
+        clock: Clock = LOOP_CLOCK,
     ) -> None:
-        if max_in_flight is not None and max_in_flight < 1:
-            raise ValueError(f"max_in_flight must be at least 1, got {max_in_flight}")
-        if requests_per_minute is not None and requests_per_minute <= 0:
-            raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
+        _check(max_in_flight, requests_per_minute)
         self.max_in_flight = max_in_flight
         self.requests_per_minute = requests_per_minute
+        self.clock = clock
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
@@ -79,23 +153,36 @@ class EndpointLimiter:
             f"requests_per_minute={self.requests_per_minute})"
         )
 
+    def tighten(self, max_in_flight: int | None, requests_per_minute: float | None) -> None:
+        """Apply the stricter of the current and the given limits, from now on, to every
+        holder of this limiter (requests already in flight finish)."""
+        _check(max_in_flight, requests_per_minute)
+        in_flight = _stricter(self.max_in_flight, max_in_flight)
+        self.max_in_flight = None if in_flight is None else int(in_flight)
+        rpm = _stricter(self.requests_per_minute, requests_per_minute)
+        if rpm != self.requests_per_minute:
+            self.requests_per_minute = rpm
+            for state in list(self._states.values()):
+                if state.bucket is not None and rpm is not None:
+                    state.bucket.set_rate(rpm / 60.0)
+
     def _state(self) -> _LoopState:
         loop = asyncio.get_running_loop()
         state = self._states.get(loop)
         if state is None:
-            state = self._states[loop] = _LoopState(self, loop)
+            state = self._states[loop] = _LoopState(self)
+        if state.bucket is None and self.requests_per_minute is not None:
+            state.bucket = _TokenBucket(self.requests_per_minute / 60.0, self.clock)
         return state
 
     async def __aenter__(self) -> None:
         state = self._state()
-        if state.semaphore is not None:
-            await state.semaphore.acquire()
+        await state.slots.acquire()
         if state.bucket is not None:
             try:
                 await state.bucket.take()
             except BaseException:
-                if state.semaphore is not None:
-                    state.semaphore.release()
+                state.slots.release()
                 raise
 
     async def __aexit__(
@@ -105,37 +192,44 @@ class EndpointLimiter:
         tb: TracebackType | None,
     ) -> None:
         state = self._states.get(asyncio.get_running_loop())
-        if state is not None and state.semaphore is not None:
-            state.semaphore.release()
+        if state is not None:
+            state.slots.release()
+
+    def in_flight(self) -> int:
+        """Requests holding a slot on the running loop."""
+        state = self._states.get(asyncio.get_running_loop())
+        return 0 if state is None else state.slots.in_use
 
 
-_registry: dict[str, EndpointLimiter] = {}
-_registry_lock = threading.Lock()
+def _check(max_in_flight: int | None, requests_per_minute: float | None) -> None:
+    if max_in_flight is not None and max_in_flight < 1:
+        raise ValueError(f"max_in_flight must be at least 1, got {max_in_flight}")
+    if requests_per_minute is not None and requests_per_minute <= 0:
+        raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute}")
 
 
 def _stricter(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else min(a, b)
 
 
+# Weak values: an endpoint's limits live as long as some target or model holds its limiter,
+# so a later run in the same process starts from its own settings.
+_registry: weakref.WeakValueDictionary[str, EndpointLimiter] = weakref.WeakValueDictionary()
+_registry_lock = threading.Lock()
+
+
 def limiter_for(
-    key: str, max_in_flight: int | None, requests_per_minute: float | None
-) -> EndpointLimiter | None:
-    """The process-wide limiter for an endpoint (``endpoint_key(url)``); ``None`` when no
-    limit is given. Callers naming the same endpoint share one limiter. When a later caller
-    asks for different limits, the endpoint gets a new limiter with the stricter of each,
-    which that caller and later ones share (earlier holders keep theirs)."""
-    if max_in_flight is None and requests_per_minute is None:
-        return None
+    key: str, max_in_flight: int | None = None, requests_per_minute: float | None = None
+) -> EndpointLimiter:
+    """The process-wide limiter for an endpoint (``endpoint_key(url)``). Every caller naming
+    the same endpoint gets the same limiter, tightened to the stricter of each limit."""
     with _registry_lock:
-        current = _registry.get(key)
-        if current is not None:
-            in_flight = _stricter(current.max_in_flight, max_in_flight)
-            rpm = _stricter(current.requests_per_minute, requests_per_minute)
-            if (in_flight, rpm) == (current.max_in_flight, current.requests_per_minute):
-                return current
-            max_in_flight = None if in_flight is None else int(in_flight)
-            requests_per_minute = rpm
-        limiter = _registry[key] = EndpointLimiter(max_in_flight, requests_per_minute)
+        limiter = _registry.get(key)
+        if limiter is None:
+            limiter = EndpointLimiter(max_in_flight, requests_per_minute)
+            _registry[key] = limiter
+        else:
+            limiter.tighten(max_in_flight, requests_per_minute)
         return limiter
 
 

@@ -2,9 +2,13 @@
 
     reply = await send_request(
         client, "POST", url, read=read_json, policy=RetryPolicy(), limiter=limiter,
-        timeout_s=30, data=body, headers={"Content-Type": "application/json"},
+        timeout_s=30, max_reply_bytes=10_000_000, data=body,
+        headers={"Content-Type": "application/json"},
     )
 
+``read`` gets a ``ReplyBody``, which reads at most ``max_reply_bytes`` after decompression
+(over a whole stream); a longer reply fails the request (``reply larger than 10 MB``), as
+does one that is not JSON, not UTF-8 or nested too deeply for ``decode_json``.
 Connection failures and 429/500/502/503/504 are retried (``Retry-After`` honoured); other
 error statuses and timeouts are not (a timed-out turn may have done its work). Whatever
 stops it raises ``RequestFailed``, whose message names the status, the URL and a short
@@ -16,18 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 import aiohttp
 
+from assay.net.body import ReplyBody, ReplyTooLarge, reply_limit_bytes
 from assay.net.limits import EndpointLimiter
 from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status
 from assay.secrets import REDACTOR
 
 T = TypeVar("T")
-Reader = Callable[[aiohttp.ClientResponse, float], Awaitable[T]]  # (response, t_sent)
+Reader = Callable[[ReplyBody, float], Awaitable[T]]  # (body, t_sent)
 FailureKind = Literal["status", "connect", "timeout", "request", "reply"]
 
 EXCERPT_CHARS = 200
@@ -59,6 +65,7 @@ class RequestFailed(Exception):
 
 def excerpt(raw: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     """A short one-line excerpt of a body, for error messages."""
+    raw = raw[: limit * 8]  # enough for the excerpt: a 10 MB body is not decoded whole
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     text = " ".join(text.split())
     if not text:
@@ -74,6 +81,10 @@ def decode_json(raw: bytes, url: str) -> Any:
         problem = "it is not UTF-8 text"
     except ValueError as exc:
         problem = str(exc)
+        if "int_max_str_digits" in problem:  # Python's guard against quadratic int parsing
+            problem = f"a number in it has over {sys.get_int_max_str_digits()} digits"
+    except RecursionError:
+        problem = "it is nested too deeply"
     raise RequestFailed(
         f"the reply from {url} is not valid JSON ({problem}): {excerpt(raw)}", "reply"
     )
@@ -85,6 +96,8 @@ def _describe(exc: aiohttp.ClientError) -> str:
         return "connection refused"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
+    if isinstance(exc, aiohttp.TooManyRedirects):
+        return f"too many redirects, the last to {exc.request_info.real_url}"
     if isinstance(cause, OSError) and cause.strerror:
         return cause.strerror
     return str(exc) or type(exc).__name__
@@ -110,6 +123,7 @@ async def send_request(
     policy: RetryPolicy,
     limiter: EndpointLimiter | None = None,
     timeout_s: float = 30.0,
+    max_reply_bytes: int | None = None,
     idle_timeout: bool = False,
     headers: Mapping[str, str] | None = None,
     data: bytes | None = None,
@@ -118,9 +132,11 @@ async def send_request(
     """Send until ``read`` returns for a 2xx/3xx reply, or raise ``RequestFailed``.
 
     ``timeout_s`` bounds the whole exchange, or with ``idle_timeout`` (streams) each wait
-    for data. ``read`` gets the response and the ``time.perf_counter()`` at which the
-    request went out, for time-to-first-token.
+    for data. ``read`` gets the body (``ReplyBody``: at most ``max_reply_bytes``, 10 MB by
+    default) and the ``time.perf_counter()`` at which the request went out, for
+    time-to-first-token.
     """
+    limit = reply_limit_bytes(None) if max_reply_bytes is None else max_reply_bytes
     timeout = (
         aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
         if idle_timeout
@@ -133,11 +149,12 @@ async def send_request(
             async with limiter or _NO_LIMIT:
                 sent = time.perf_counter()
                 async with client.request(method, url, timeout=timeout, **kwargs) as response:
+                    body = ReplyBody(response, limit)
                     if response.status < 400:
-                        return await read(response, sent)
-                    body = await response.content.read(_EXCERPT_BYTES)
+                        return await read(body, sent)
+                    shown = excerpt(await body.prefix(_EXCERPT_BYTES))
                     failure = RequestFailed(
-                        f"HTTP {response.status} from {url}: {excerpt(body)}",
+                        f"HTTP {response.status} from {url}: {shown}",
                         "status",
                         response.status,
                         response.headers.get("Retry-After"),
@@ -146,6 +163,10 @@ async def send_request(
                         raise failure
         except TimeoutError:
             raise RequestFailed(f"no reply from {url} within {timeout_s:g} s", "timeout") from None
+        except ReplyTooLarge as exc:
+            raise RequestFailed(
+                f"{exc} from {url} (max_reply_mb sets the limit)", "reply"
+            ) from None
         except aiohttp.ClientConnectorError as exc:  # never connected
             failure = RequestFailed(f"cannot reach {url}: {_describe(exc)}", "connect")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:

@@ -1,35 +1,41 @@
 """Server-sent events: the ``data:`` payload of each event of a ``text/event-stream``, and
-a whole stream folded into one reply (OpenAI chunks, or a ``response`` field per event)."""
+a whole stream folded into one reply (OpenAI chunks, or a ``response`` field per event).
+
+The stream is read through ``ReplyBody.chunks``, so its size limit counts every byte of
+every event (comments and keep-alives too): a stream that never ends fails at the limit."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiohttp
+from assay.net.body import ReplyBody
 
 DONE = "[DONE]"  # OpenAI's end-of-stream marker
 
 
-def is_event_stream(response: aiohttp.ClientResponse) -> bool:
-    return response.content_type == "text/event-stream"
+def is_event_stream(body: ReplyBody) -> bool:
+    return body.content_type == "text/event-stream"
 
 
-async def sse_data(content: aiohttp.StreamReader) -> AsyncIterator[str]:
+async def sse_data(chunks: AsyncIterable[bytes]) -> AsyncIterator[str]:
     """Each event's data (multi-line data joined with newlines), read to the end of the
-    stream; events after ``[DONE]`` are ignored. Comments, ``event:``, ``id:`` and
-    ``retry:`` fields are skipped. No line-length limit: events carrying large JSON are fine."""
-    pending = b""
+    stream or to ``[DONE]``, after which nothing is read. Comments, ``event:``, ``id:`` and
+    ``retry:`` fields are skipped. No line-length limit of its own (events carrying large
+    JSON are fine): the size limit of the body bounds a line."""
+    pending = bytearray()
     data: list[str] = []
     done = False
-    async for chunk in content.iter_any():
-        if done:
-            continue
+    async for chunk in chunks:
         pending += chunk
-        *lines, pending = pending.split(b"\n")
+        end = pending.rfind(b"\n")
+        if end < 0:
+            continue
+        lines = bytes(pending[:end]).split(b"\n")
+        del pending[: end + 1]
         for raw in lines:
             line = raw.rstrip(b"\r").decode("utf-8", "replace")
             if not line:
@@ -44,8 +50,8 @@ async def sse_data(content: aiohttp.StreamReader) -> AsyncIterator[str]:
             field, _, value = line.partition(":")
             if field == "data":
                 data.append(value[1:] if value.startswith(" ") else value)
-    if done:
-        return
+        if done:
+            return  # whatever follows [DONE] is not read
     if pending.strip():
         field, _, value = pending.rstrip(b"\r").decode("utf-8", "replace").partition(":")
         if field == "data":
@@ -87,12 +93,12 @@ def _event_text(event: Any, into: StreamedReply) -> str | None:
     return response if isinstance(response, str) else None
 
 
-async def collect_stream(response: aiohttp.ClientResponse, sent: float) -> StreamedReply:
+async def collect_stream(body: ReplyBody, sent: float) -> StreamedReply:
     """Read an event stream to its end and concatenate the text of its events; the time to
     first token runs from ``sent`` (a ``time.perf_counter()``) to the first text."""
     reply = StreamedReply(text=None, time_to_first_token_ms=None)
     parts: list[str] = []
-    async for payload in sse_data(response.content):
+    async for payload in sse_data(body.chunks()):
         reply.events += 1
         try:
             event: Any = json.loads(payload)

@@ -9,7 +9,8 @@ with the field path; render failures during a run fail the turn.
 
 Header values may also carry ``${VAR}`` from the environment (the suite loader substitutes
 them first; targets built in code get the same here). Values substituted that way, and the
-values of credential headers, are registered with ``REDACTOR``.
+values of credential headers (``assay.secrets.is_secret_name``), are registered with
+``REDACTOR``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError, Problem, TargetError
-from assay.secrets import REDACTOR
+from assay.secrets import REDACTOR, is_secret_name
 
 VARIABLES = ("input", "session_id", "turn_id", "turn_index", "history", "vars")
 Context = Mapping[str, Any]
@@ -44,7 +45,6 @@ def _env() -> jinja2.Environment:
 _WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 _ENV_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
-_CREDENTIAL_HEADER = re.compile(r"(auth|api[-_]?key|token|secret|cookie|password)", re.I)
 
 
 def _problem(where: str, message: str) -> ConfigError:
@@ -172,7 +172,7 @@ def substitute_env(value: str, where: str) -> str:
 
 def register_header_secrets(name: str, value: str) -> None:
     """A credential header's value (and the token after its scheme) is a secret."""
-    if _CREDENTIAL_HEADER.search(name):
+    if is_secret_name(name):
         REDACTOR.add(value)
         scheme, _, token = value.partition(" ")
         if token and scheme.isalpha():

@@ -26,6 +26,7 @@ from assay.config import ResponseMapping
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.net import (
     EndpointLimiter,
+    ReplyBody,
     RequestFailed,
     RetryPolicy,
     Unreachable,
@@ -37,10 +38,11 @@ from assay.net import (
     is_event_stream,
     limiter_for,
     open_client_session,
+    reply_limit_bytes,
     send_request,
 )
 from assay.net.request import Reader
-from assay.secrets import REDACTOR
+from assay.secrets import REDACTOR, url_secrets
 from assay.targets._templates import (
     Compiled,
     compile_text,
@@ -75,10 +77,12 @@ class ClientTarget(Target):
         timeout_s: float,
         max_in_flight: int | None,
         requests_per_minute: float | None,
+        max_reply_mb: float | None = None,
     ) -> None:
         self.probe_url = url
         self.retry = retry or RetryPolicy()
         self.timeout_s = timeout_s
+        self.max_reply_bytes = reply_limit_bytes(max_reply_mb)
         self.limiter: EndpointLimiter | None = limiter_for(
             endpoint_key(url), max_in_flight, requests_per_minute
         )
@@ -124,6 +128,7 @@ class ClientTarget(Target):
                 policy=self.retry,
                 limiter=self.limiter,
                 timeout_s=self.timeout_s,
+                max_reply_bytes=self.max_reply_bytes,
                 idle_timeout=stream,
                 headers=headers,
                 data=data,
@@ -246,6 +251,7 @@ class HttpTarget(ClientTarget):
         }
         for name, value in headers.items():
             register_header_secrets(name, value)
+        REDACTOR.add(*url_secrets(config.url))
         if config.method != "GET" and not any(h.lower() == "content-type" for h in headers):
             headers["Content-Type"] = "application/json"
         self.headers = {n: compile_text(v, f"{where}.headers.{n}") for n, v in headers.items()}
@@ -267,6 +273,7 @@ class HttpTarget(ClientTarget):
             config.timeout_s,
             config.max_in_flight,
             config.requests_per_minute,
+            config.max_reply_mb,
         )
         self.description = REDACTOR(f"http:{config.method} {config.url}")
 
@@ -309,11 +316,11 @@ class HttpTarget(ClientTarget):
         else:
             data = json.dumps(body, ensure_ascii=False).encode()
 
-        async def read(response: aiohttp.ClientResponse, sent: float) -> tuple[Reply, str | None]:
-            if is_event_stream(response) or (
-                self.config.stream and response.content_type != "application/json"
+        async def read(body: ReplyBody, sent: float) -> tuple[Reply, str | None]:
+            if is_event_stream(body) or (
+                self.config.stream and body.content_type != "application/json"
             ):
-                streamed = await collect_stream(response, sent)
+                streamed = await collect_stream(body, sent)
                 reply = Reply(
                     text=streamed.text,
                     tool_invocations=normalise_tools(streamed.tool_invocations or None),
@@ -321,8 +328,8 @@ class HttpTarget(ClientTarget):
                     time_to_first_token_ms=streamed.time_to_first_token_ms,
                 )
                 return reply, None
-            raw = await response.read()
-            if response.content_type == "text/plain":
+            raw = await body.read()
+            if body.content_type == "text/plain":
                 return Reply(text=raw.decode("utf-8", "replace")), None
             return self.mapping.reply(decode_json(raw, url), url)
 

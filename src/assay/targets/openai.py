@@ -5,7 +5,9 @@ set), then the earlier turns, then this turn's input. Tool calls in the reply ar
 as tool invocations (arguments parsed from their JSON string; no result); the usage is
 recorded; the text is ``None`` when the model answered with tool calls only. The key, read
 from ``api_key_env`` when that variable is set, goes in ``Authorization: Bearer`` and is
-registered with ``REDACTOR``. Retries, timeouts and limits are the http target's.
+registered with ``REDACTOR``; the default ``OPENAI_API_KEY`` goes only to OpenAI's own API,
+another ``base_url`` gets a key only when the suite names ``api_key_env``. Retries,
+timeouts, limits and the reply size limit are the http target's.
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ import json
 import os
 from typing import Any
 
-import aiohttp
-
 from assay.config import OpenAITarget as OpenAITargetConfig
 from assay.errors import ConfigError, Problem, TargetError
-from assay.net import RequestFailed, RetryPolicy, decode_json, host_port
-from assay.secrets import REDACTOR
+from assay.models.openai import OPENAI_BASE_URL
+from assay.net import ReplyBody, RequestFailed, RetryPolicy, decode_json, host_port
+from assay.secrets import REDACTOR, is_own_host, url_secrets
 from assay.targets.base import AgentSession, Reply, TurnRequest, token_usage, tool_invocations
 from assay.targets.http import ClientTarget
 
@@ -56,6 +57,16 @@ def completion_reply(document: Any, url: str) -> Reply:
     )
 
 
+def _api_key(config: OpenAITargetConfig) -> str | None:
+    """The key from ``api_key_env`` when the suite names it; without it, the default
+    ``OPENAI_API_KEY`` only for OpenAI's own API, never for another ``base_url``."""
+    if "api_key_env" not in config.model_fields_set and not is_own_host(
+        config.base_url, OPENAI_BASE_URL
+    ):
+        return None
+    return os.environ.get(config.api_key_env) if config.api_key_env else None
+
+
 class OpenAITarget(ClientTarget):
     def __init__(
         self,
@@ -70,7 +81,8 @@ class OpenAITarget(ClientTarget):
         except ValueError as exc:
             raise ConfigError([Problem("suite", f"{where}.base_url", str(exc))]) from None
         self.headers = {"Content-Type": "application/json"}
-        key = os.environ.get(config.api_key_env) if config.api_key_env else None
+        REDACTOR.add(*url_secrets(config.base_url))
+        key = _api_key(config)
         if key:
             REDACTOR.add(key)
             self.headers["Authorization"] = f"Bearer {key}"
@@ -80,6 +92,7 @@ class OpenAITarget(ClientTarget):
             config.timeout_s,
             config.max_in_flight,
             config.requests_per_minute,
+            config.max_reply_mb,
         )
         self.description = REDACTOR(f"openai:{config.model} at {config.base_url}")
 
@@ -99,8 +112,8 @@ class OpenAITarget(ClientTarget):
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
 
-        async def read(response: aiohttp.ClientResponse, sent: float) -> Reply:
-            return completion_reply(decode_json(await response.read(), self.url), self.url)
+        async def read(body: ReplyBody, sent: float) -> Reply:
+            return completion_reply(decode_json(await body.read(), self.url), self.url)
 
         return await self.call(
             "POST",

@@ -129,6 +129,8 @@ async def ask(
                 temperature=temperature,
                 max_tokens=max_tokens,
                 sample=sample,
+                # a verdict that took re-asks is cached under the first request too
+                cache_as=messages if attempt else None,
             )
         except JudgeError as exc:
             out.error = REDACTOR(str(exc))

@@ -28,7 +28,7 @@ from assay.metrics.base import (
 )
 from assay.metrics.judge._verdict import Verdict, aggregate, ask, scale_verdict, usage_details
 from assay.results.models import MetricKind, MetricResult, ToolInvocation
-from assay.secrets import REDACTOR
+from assay.secrets import REDACTOR, redact_value
 
 # With several samples and no temperature given, sample the judge's own distribution.
 SAMPLING_TEMPERATURE = 1.0
@@ -153,21 +153,9 @@ async def run_judge(
         return metric.failure(failed.error, started, details=usage, **extra)
     judgements = [s.judgement for s in samples if s.judgement is not None]
     agg = aggregate(judgements)
-    details = redact({**agg.details, **agg.representative.details, **usage})
+    details = redact_value({**agg.details, **agg.representative.details, **usage})
     reasoning = REDACTOR(agg.representative.reasoning)
     return metric.result(Score(agg.score, reasoning=reasoning, details=details), started, **extra)
-
-
-def redact(value: Any) -> Any:
-    """``value`` with every string passed through the redactor (a judge may quote a secret
-    it was shown, in its reasoning or in a per-turn reason)."""
-    if isinstance(value, str):
-        return REDACTOR(value)
-    if isinstance(value, dict):
-        return {k: redact(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
 
 
 class JudgeMetric(Metric):
