@@ -31,7 +31,7 @@ SECURITY_HEADERS = [
         b"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     ),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make form posts Origin: null
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 ]

@@ -125,7 +125,6 @@ def plan_new_run(new: NewRun, root: Path, uploads: Uploads) -> tuple[RunSpec, st
     judge = new.judge.strip() or None
     judge_url = new.judge_base_url.strip() or None
     if new.source == "suite":
-        suite = _suite_path(root, new.suite_path)
         if new.target == "openai":
             raise _refuse(
                 "target",
@@ -137,6 +136,7 @@ def plan_new_run(new: NewRun, root: Path, uploads: Uploads) -> tuple[RunSpec, st
         target = {"suite": None, "demo": "demo", "url": new.url.strip()}[new.target]
         if target == "":
             raise _refuse("url", "give the agent's URL")
+        suite = _suite_path(root, new.suite_path)
         spec = RunSpec(suite, [], target, new.concurrency, judge, judge_url)
         return spec, suite.relative_to(root).as_posix()
     upload = uploads.get(new.dataset_id)

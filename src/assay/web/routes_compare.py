@@ -14,6 +14,7 @@ from assay.web.app import Dashboard, dashboard
 router = APIRouter(include_in_schema=False)
 State = Annotated[Dashboard, Depends(dashboard)]
 MATRIX_PAGE = 200
+CHANGES_SHOWN = 100  # regressions (and improvements) listed in full; the matrix has them all
 RUNS_OFFERED = 100
 
 
@@ -34,4 +35,5 @@ def compare_page(
         compared=compared,
         offset=offset,
         limit=MATRIX_PAGE,
+        shown=CHANGES_SHOWN,
     )

@@ -94,7 +94,9 @@ class NewRun(BaseModel):
     source: Literal["dataset", "suite"]
     dataset_id: str = ""
     suite_path: str = Field("", description="relative to the folder assay serve runs in")
-    target: Literal["suite", "url", "openai", "demo"] = "demo"
+    target: Literal["suite", "url", "openai", "demo"] = Field(
+        "suite", description="suite: the suite file's own (a dataset must choose one)"
+    )
     url: str = ""
     openai_base_url: str = ""
     openai_model: str = ""
