@@ -156,5 +156,7 @@ def plan_new_run(new: NewRun, root: Path, uploads: Uploads) -> tuple[RunSpec, st
     if new.concurrency:
         generated["execution"] = {"concurrency": new.concurrency}
     path = upload.path.parent / f"run-{uuid.uuid4().hex[:8]}.yaml"
-    path.write_text(yaml.safe_dump(generated, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(generated, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     return RunSpec(path, [], None, None, judge, judge_url), upload.name

@@ -4,6 +4,7 @@ itself, nothing from the network."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -38,17 +39,20 @@ class Dashboard:
     uploads: Uploads
     runs: Runs
     facets: dict[str, Facets] = field(default_factory=dict)
+    facets_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run_facets(self, run_id: str, finished: bool) -> Facets:
         """The run's filter values; remembered once the run can no longer change."""
-        cached = self.facets.get(run_id)
+        with self.facets_lock:
+            cached = self.facets.get(run_id)
         if cached is not None:
             return cached
         found = self.queries.facets(run_id)
         if finished:
-            if len(self.facets) >= FACETS_KEPT:
-                self.facets.pop(next(iter(self.facets)))
-            self.facets[run_id] = found
+            with self.facets_lock:
+                if len(self.facets) >= FACETS_KEPT:
+                    self.facets.pop(next(iter(self.facets)))
+                self.facets[run_id] = found
         return found
 
 
