@@ -9,6 +9,7 @@ from assay.cli import (  # noqa: F401  (registers the commands)
     run,
     runs,
     schema,
+    serve,
     validate,
 )
 from assay.cli.app import app

@@ -56,6 +56,7 @@ def demo(
     out_console.print(
         f"\nstored as run {run_id} in {opened.url}\n"
         f"open the HTML report: {REPORT.resolve()}\n"
+        "browse it in the dashboard: assay serve, then open http://127.0.0.1:8484/\n"
         f"list stored runs: assay runs · render one: assay report {run_id} --format markdown\n"
         "the agent's flaws are by design: see `assay agent travel --help` and assay/demo\n"
         "judge metrics such as correctness need a model: any OpenAI-compatible server works, "

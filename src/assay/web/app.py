@@ -1,0 +1,135 @@
+"""The dashboard's FastAPI application: pages under ``/``, the JSON API under ``/api/``
+(OpenAPI at ``/api/openapi.json``), static files under ``/static/``; all served by assay
+itself, nothing from the network."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib.resources import files
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from assay.errors import AssayError, ConfigError
+from assay.secrets import REDACTOR
+from assay.store import RunNotFound, Store, open_store
+from assay.store.queries import Facets, Queries
+from assay.version import __version__
+from assay.web._auth import Guard
+from assay.web._runs import Runs
+from assay.web._templates import page
+from assay.web._uploads import Uploads
+from assay.web.settings import Settings
+
+FACETS_KEPT = 32  # finished runs whose filter values are remembered
+
+
+@dataclass
+class Dashboard:
+    """Everything the routes share: one per application."""
+
+    settings: Settings
+    store: Store
+    queries: Queries
+    uploads: Uploads
+    runs: Runs
+    facets: dict[str, Facets] = field(default_factory=dict)
+    facets_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run_facets(self, run_id: str, finished: bool) -> Facets:
+        """The run's filter values; remembered once the run can no longer change."""
+        with self.facets_lock:
+            cached = self.facets.get(run_id)
+        if cached is not None:
+            return cached
+        found = self.queries.facets(run_id)
+        if finished:
+            with self.facets_lock:
+                if len(self.facets) >= FACETS_KEPT:
+                    self.facets.pop(next(iter(self.facets)))
+                self.facets[run_id] = found
+        return found
+
+
+def dashboard(request: Request) -> Dashboard:
+    state: Dashboard = request.app.state.dashboard
+    return state
+
+
+def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
+    """The dashboard over ``store`` (default: open ``settings.store_url``)."""
+    if settings.token:
+        REDACTOR.add(settings.token)
+    opened = store or open_store(settings.store_url)
+    state = Dashboard(
+        settings=settings,
+        store=opened,
+        queries=Queries(opened),
+        uploads=Uploads(settings.uploads_dir, settings.max_upload_bytes),
+        runs=Runs(settings.store_url, settings.root),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if store is None:
+            opened.close()
+
+    app = FastAPI(
+        title="assay dashboard",
+        version=__version__,
+        openapi_url="/api/openapi.json",
+        docs_url=None,  # the interactive docs load their scripts from a CDN
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.dashboard = state
+    app.add_middleware(Guard, token=settings.token, host=settings.host)
+    static = files("assay.web").joinpath("static")
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    from assay.web import (
+        routes_api,
+        routes_compare,
+        routes_datasets,
+        routes_login,
+        routes_new,
+        routes_runs,
+    )
+
+    for module in (
+        routes_login,
+        routes_runs,
+        routes_datasets,
+        routes_new,
+        routes_compare,
+        routes_api,
+    ):
+        app.include_router(module.router)
+
+    @app.exception_handler(AssayError)
+    async def assay_error(request: Request, exc: AssayError) -> Response:
+        status = (
+            404 if isinstance(exc, RunNotFound) else 400 if isinstance(exc, ConfigError) else 503
+        )
+        return _error(request, status, REDACTOR(str(exc)))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return _error(request, exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    return app
+
+
+def _error(
+    request: Request, status: int, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    """JSON for the API, a page for a person."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message}, status_code=status, headers=headers)
+    return page("error.html", status_code=status, message=message, nav="")
