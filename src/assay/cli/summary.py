@@ -34,10 +34,8 @@ def totals_line(s: ReportSummary) -> str:
 
 
 def exit_code(s: ReportSummary, strict: bool = False) -> int:
-    """0 when no test failed or errored, else 1. A test on which nothing was checked
-    (not run) fails the run only with ``strict``."""
-    counts = StatusCounts.of(s)
-    return int(bool(counts.failed or counts.errored or (strict and counts.not_run)))
+    """The exit code of a finished run: see ``StatusCounts.exit_code``."""
+    return StatusCounts.of(s).exit_code(strict)
 
 
 def _colour(s: ReportSummary) -> str:

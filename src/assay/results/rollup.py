@@ -244,6 +244,11 @@ class StatusCounts:
     def total(self) -> int:
         return self.passed + self.failed + self.errored + self.not_run
 
+    def exit_code(self, strict: bool = False) -> int:
+        """0 when no test failed or errored, else 1. A test on which nothing was checked
+        (not run) fails the run only with ``strict``."""
+        return int(bool(self.failed or self.errored or (strict and self.not_run)))
+
     def words(self) -> str:
         """``1 passed, 1 failed, 1 errored, 1 not run``."""
         return (

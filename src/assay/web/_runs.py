@@ -28,6 +28,7 @@ from assay.runner import RunRequest
 RECENT = 10  # finished tests a job remembers, for the live page
 STOP_WAIT_S = 60.0  # how long a stopping server waits for its runs to store what they have
 FINAL = frozenset({"completed", "interrupted", "failed", "error"})
+STATUSES = ("passed", "failed", "errored", "not_run")  # the four counts of StatusCounts
 
 
 @dataclass
@@ -65,6 +66,8 @@ class Job:
     done: int = 0
     passed: int = 0
     failed: int = 0
+    errored: int = 0
+    not_run: int = 0
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT))
     problems: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
@@ -87,6 +90,8 @@ class Job:
                 "done": self.done,
                 "passed": self.passed,
                 "failed": self.failed,
+                "errored": self.errored,
+                "not_run": self.not_run,
                 "recent": list(self.recent),
                 "problems": list(self.problems),
                 "version": self.version,
@@ -102,18 +107,24 @@ class Job:
                 self.done = int(event.get("done", 0))
             elif kind == "result":
                 self.done += 1
-                self.passed += bool(event.get("passed"))
-                self.failed += not event.get("passed")
+                self._count(str(event.get("status")))
                 self.recent.appendleft({"test": event.get("test"), "status": event.get("status")})
             elif kind == "finished":
                 self.status = str(event.get("status") or "completed")
                 self.run_id = str(event["run_id"])
-                self.passed, self.failed = int(event["passed"]), int(event["failed"])
+                for status in STATUSES:
+                    setattr(self, status, int(event.get(status, 0)))
                 self.done = int(event["total"])
             elif kind == "error":
                 self.status = "error"
                 self.problems = [str(p) for p in event.get("problems") or []]
             self.version += 1
+
+    def _count(self, status: str) -> None:
+        # a result's status is one of TestResult's; "error" is counted as errored
+        name = "errored" if status == "error" else status
+        if name in STATUSES:
+            setattr(self, name, getattr(self, name) + 1)
 
     def ended(self, returncode: int) -> None:
         """The process is gone: a job it did not finish failed."""

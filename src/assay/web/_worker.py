@@ -4,7 +4,8 @@ descriptor FD, one JSON object a line:
 
 - ``{"event": "started", "run_id", "total", "done"}`` once the run is stored;
 - ``{"event": "result", "test", "status", "passed"}`` for each finished test;
-- ``{"event": "finished", "run_id", "status", "total", "passed", "failed"}`` at the end;
+- ``{"event": "finished", "run_id", "status", "total", "passed", "failed", "errored",
+  "not_run"}`` at the end (the four status counts of ``StatusCounts``);
 - ``{"event": "error", "problems": [...], "exit_code"}`` when nothing could run.
 
 A process of its own gives a run what the CLI gives it: Ctrl-C (SIGINT, sent by the server
@@ -14,6 +15,7 @@ with ``assay run --resume RUN_ID``; and nothing an agent does can stall the serv
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -24,6 +26,7 @@ from assay.cases.models import TestCase
 from assay.errors import AssayError
 from assay.models import ChatModel
 from assay.results.models import TestResult
+from assay.results.rollup import StatusCounts
 from assay.runner import RunJob, RunRequest
 from assay.runner.conversation import CaseSettings
 from assay.runner.scheduler import ResultSink
@@ -108,18 +111,17 @@ def run(spec: dict[str, Any], events: Events) -> int:
     except KeyboardInterrupt:
         events.emit(event="error", problems=["stopped before the run started"], exit_code=130)
         return EXIT_INTERRUPTED
-    summary = outcome.summary
+    counts = StatusCounts.of(outcome.summary)
     events.emit(
         event="finished",
         run_id=outcome.run.id,
         status=outcome.run.status,
-        total=summary.total_tests,
-        passed=summary.passed,
-        failed=summary.failed,
+        total=counts.total,
+        **dataclasses.asdict(counts),
     )
     if outcome.interrupted:
         return EXIT_INTERRUPTED
-    return 0 if summary.failed == 0 else 1
+    return counts.exit_code()
 
 
 def main() -> int:

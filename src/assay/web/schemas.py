@@ -115,7 +115,9 @@ class JobOut(BaseModel):
     total: int
     done: int
     passed: int
-    failed: int
+    failed: int = Field(description="tests on which a check failed")
+    errored: int
+    not_run: int = Field(description="tests on which nothing was checked")
     recent: list[dict[str, object]]
     problems: list[str]
 

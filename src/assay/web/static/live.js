@@ -21,6 +21,8 @@
     text("job-total", job.total || "?");
     text("job-passed", job.passed);
     text("job-failed", job.failed);
+    text("job-errored", job.errored);
+    text("job-not_run", job.not_run);
     var bar = el("job-progress");
     bar.max = Math.max(job.total, 1);
     bar.value = job.done;
