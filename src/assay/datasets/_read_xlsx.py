@@ -2,7 +2,8 @@
 
 Formula cells give their cached value (what Excel last computed); integral numbers lose
 their ``.0``. Merged or blank cells in the header row are refused: every column needs one
-name of its own.
+name of its own. A workbook calamine could not load within bounded memory (a stray cell at
+XFD1048576, a zip bomb) is refused before it is opened (``_xlsx_guard``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from pathlib import Path
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
+from assay.datasets._xlsx_guard import check_workbook
 from assay.datasets.readers import Table, cell_text, fail
 
 
 @contextmanager
 def open_xlsx(path: Path, source: str) -> Iterator[Table]:
+    check_workbook(path, source)
     try:
         workbook = CalamineWorkbook.from_path(str(path))
     except (CalamineError, OSError, ValueError) as exc:
