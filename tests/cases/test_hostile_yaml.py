@@ -77,6 +77,23 @@ def test_an_integer_of_5000_digits_is_refused(assay_cli: RunCli, tmp_path: Path)
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("2024-13-45", "not a valid timestamp (month must be in 1..12)"),
+        ("!!timestamp someday", "not a valid timestamp"),
+        ("!!int zz", "not a valid int (invalid literal for int() with base 10: 'zz')"),
+    ],
+    ids=["no-such-date", "tagged-timestamp", "tagged-int"],
+)
+def test_a_value_yaml_cannot_build_is_one_line(
+    assay_cli: RunCli, tmp_path: Path, value: str, problem: str
+) -> None:
+    assert run(assay_cli, tmp_path, f"{HEAD}when: {value}\n") == (
+        f"suite.yaml: line 4, column 7: {problem}: quote it to keep it as text"
+    )
+
+
 def test_a_raw_control_character_is_one_line(assay_cli: RunCli, tmp_path: Path) -> None:
     text = HEAD.replace("input: hi", "input: h\x01i")
     assert run(assay_cli, tmp_path, text) == (

@@ -6,7 +6,8 @@ PyYAML shares an aliased node (``*a``) instead of copying it, but what comes aft
 with every alias expanded: 500 bytes of nested aliases ("billion laughs") are billions of
 values. So the loader counts values as it composes them, aliases expanded, and stops past
 ``MAX_VALUES``; it also stops past ``MAX_NESTING`` levels, at an alias inside its own anchor
-(a cycle), and at an integer too long to turn back into text (``assay.datasets.limits``).
+(a cycle), at an integer too long to turn back into text (``assay.datasets.limits``), and at
+a value PyYAML cannot build (a date that does not exist), each with its line.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from assay.errors import ConfigError, Problem
 MAX_VALUES = 1_000_000
 
 
-class _LimitError(yaml.MarkedYAMLError):
-    """A document past a limit; ``problem`` says which and what to do."""
+class _Refused(yaml.MarkedYAMLError):
+    """A value past a limit, or one PyYAML cannot build; ``problem`` says what to do."""
 
 
 class BoundedLoader(yaml.SafeLoader):
@@ -42,7 +43,7 @@ class BoundedLoader(yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
             node = super().compose_node(parent, index)
             if id(node) not in self._sizes:  # still being composed: the alias is inside it
-                raise _LimitError(
+                raise _Refused(
                     problem=f"the alias *{event.anchor} is inside its own anchor "
                     f"&{event.anchor}, which makes an endless value: remove the alias",
                     problem_mark=mark,
@@ -51,7 +52,7 @@ class BoundedLoader(yaml.SafeLoader):
         collection = isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
         self._depth += collection
         if self._depth > MAX_NESTING:
-            raise _LimitError(problem=too_deep(), problem_mark=mark)
+            raise _Refused(problem=too_deep(), problem_mark=mark)
         node = super().compose_node(parent, index)
         self._depth -= collection
         size = 1
@@ -60,7 +61,7 @@ class BoundedLoader(yaml.SafeLoader):
         elif isinstance(node, MappingNode):
             size += sum(self._sizes[id(k)] + self._sizes[id(v)] for k, v in node.value)
         if size > MAX_VALUES:
-            raise _LimitError(
+            raise _Refused(
                 problem=f"with its aliases (*name) expanded, this value holds more than "
                 f"{MAX_VALUES:,} values; no suite needs that many: use fewer aliases",
                 problem_mark=mark,
@@ -68,14 +69,27 @@ class BoundedLoader(yaml.SafeLoader):
         self._sizes[id(node)] = size
         return node
 
-    def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
         try:
-            value: int = self.construct_yaml_int(node)
-        except ValueError:  # the digit limit of int(str)
-            raise _LimitError(problem=too_many_digits(), problem_mark=node.start_mark) from None
-        limit = sys.get_int_max_str_digits()  # a base-60 int (1:2:3) is built without str
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError, TypeError, AttributeError) as exc:
+            # PyYAML's own constructors fail this way on a date that does not exist
+            # (2024-13-45) or a value its explicit tag does not fit (!!int zz)
+            kind = str(node.tag).rpartition(":")[2]
+            why = f" ({exc})" if isinstance(exc, ValueError | OverflowError) else ""
+            raise _Refused(
+                problem=f"not a valid {kind}{why}: quote it to keep it as text",
+                problem_mark=node.start_mark,
+            ) from None
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
+        limit = sys.get_int_max_str_digits()
+        if limit and sum(c.isdigit() for c in str(node.value)) > limit:
+            raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
+        value: int = self.construct_yaml_int(node)
+        # a base-60 int (1:0:0 is 3600) is built without int(str), so has no digit limit
         if limit and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
-            raise _LimitError(problem=too_many_digits(), problem_mark=node.start_mark)
+            raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
         return value
 
 
@@ -99,7 +113,7 @@ def read_yaml(path: Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        message = problem if isinstance(exc, _LimitError) else f"invalid YAML: {problem}"
+        message = problem if isinstance(exc, _Refused) else f"invalid YAML: {problem}"
         raise ConfigError([Problem(source, where, message)]) from None
 
 
