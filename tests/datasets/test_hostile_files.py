@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import xlsxwriter
 from tests.cli.conftest import RunCli
 from tests.datasets.crafted import (
     HEADER_AND_ONE_ROW,
@@ -189,6 +190,22 @@ def test_an_xml_entity_bomb_in_a_sheet_is_refused(assay_cli: RunCli, tmp_path: P
     assert refused(assay_cli("validate", "laughs.xlsx")) == (
         f"laughs.xlsx: {SHEET} declares a DOCTYPE, which no workbook has: {RESAVE}"
     )
+
+
+def test_a_duration_python_cannot_hold_is_one_line(assay_cli: RunCli, tmp_path: Path) -> None:
+    book = xlsxwriter.Workbook(str(tmp_path / "d.xlsx"))
+    sheet_ = book.add_worksheet()
+    sheet_.write_row(0, 0, ["Question", "Answer"])
+    sheet_.write_row(1, 0, ["q", "a"])
+    sheet_.write(2, 0, "how long?")
+    sheet_.write_number(2, 1, 1e15, book.add_format({"num_format": "[h]:mm:ss"}))
+    book.close()
+    line = refused(assay_cli("validate", "d.xlsx"))
+    assert line.startswith(
+        "d.xlsx: row 3: a cell formatted as a date or time holds a number no date or "
+        "duration can be ("
+    )
+    assert line.endswith("): format the cell as a number or as text")
 
 
 # --- XLSX: zip bombs --------------------------------------------------------------------
