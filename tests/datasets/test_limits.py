@@ -46,6 +46,7 @@ def test_integers_up_to_python_s_digit_limit_load() -> None:
         ("\tx", "a tab (U+0009) at character 1"),
         ("ab\x1b[2J", "ESC (U+001B) at character 3"),
         ("x\x9b", "a control character (U+009B) at character 2"),
+        ("x\ud800", "a lone surrogate (U+D800) at character 2"),
         ("caf\u00e9 \u2014 \U0001f600", None),
     ],
 )

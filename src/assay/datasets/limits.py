@@ -5,9 +5,10 @@ instead of a traceback, a hang or a crash further on.
   suite): no test needs them, and code that walks them recursively would fail.
 - Integers with more digits than Python turns into text (``sys.get_int_max_str_digits()``,
   4,300 by default): quote them to keep them as text.
-- Control characters (U+0000–U+001F, U+007F–U+009F) in names and ids — a test name, a tool
-  name, a metric name, a ``session_id`` or ``turn_id``: they cannot be stored (PostgreSQL
-  refuses NUL) and they drive the terminal. Free text (a question, an expected answer, a
+- Control characters (U+0000–U+001F, U+007F–U+009F) and lone surrogates (``"\\ud800"`` in
+  JSON or YAML, which no UTF-8 text can hold) in names and ids — a test name, a tool name,
+  a metric name, a ``session_id`` or ``turn_id``: they cannot be stored (PostgreSQL refuses
+  NUL) and control characters drive the terminal. Free text (a question, an expected answer, a
   context, a tool argument's value) may hold any character, NUL included: it is test data,
   sent to the agent as written.
 """
@@ -21,7 +22,7 @@ from typing import Any
 
 MAX_NESTING = 100
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _NAMES = {0x00: "NUL", 0x09: "a tab", 0x0A: "a line break", 0x0D: "a carriage return"}
 _NAMES |= {0x1B: "ESC"}
 
@@ -39,7 +40,7 @@ def control_character(text: str) -> str | None:
     if found is None:
         return None
     code = ord(found.group())
-    name = _NAMES.get(code, "a control character")
+    name = _NAMES.get(code, "a lone surrogate" if code >= 0xD800 else "a control character")
     return f"{name} (U+{code:04X}) at character {found.start() + 1}"
 
 
