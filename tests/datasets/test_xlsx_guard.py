@@ -77,3 +77,15 @@ def test_spreadsheet_output_takes_the_fast_scan_with_an_exact_bound(tmp_path: Pa
 def test_a_sheet_in_an_unusual_form_takes_the_exact_scan(tmp_path: Path) -> None:
     path = write_xlsx(tmp_path / "odd.xlsx", sheet(row(1, "<c><v>1</v></c>" * 3)))
     assert _bounds(path) == (None, (1, 1, 3, 3))
+
+
+def test_long_texts_across_chunks_keep_the_fast_scan(tmp_path: Path) -> None:
+    # 300 contexts of 20 KB: 6 MiB of sheet, so chunks end inside texts and between tags
+    path = tmp_path / "long.xlsx"
+    book = xlsxwriter.Workbook(str(path), {"constant_memory": True})
+    sheet_ = book.add_worksheet()
+    sheet_.write_row(0, 0, ["Question", "context"])
+    for i in range(1, 301):
+        sheet_.write_row(i, 0, [f"q{i}", ("lorem ipsum " * 2000)[: 20_000 + i]])
+    book.close()
+    assert _bounds(path) == ((301, 1, 2, 602), (301, 1, 2, 602))

@@ -113,8 +113,8 @@ def _fast_bound(archive: Archive, info: zipfile.ZipInfo) -> _Grid | None:
     tail = b""
     for chunk in archive.inflate(info):
         data = tail + chunk
-        cut = data.rfind(b"<")
-        if cut < 0:
+        cut = data.rfind(b"<")  # a tag cut in two waits for the next chunk
+        if cut < 0 or data.find(b">", cut) >= 0:
             cut = len(data)
         if not _plain_cells(data[:cut], grid):
             return None
