@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import xlsxwriter
+from tests.cli.conftest import assay_cli  # noqa: F401 (the CLI fixture, for the CLI tests here)
 
 Cell = str | int | float | None
 FORMATS = ("csv", "xlsx", "jsonl")

@@ -9,6 +9,7 @@ from typing import Any
 
 from assay.cases.models import GoalSpec, TestCase, Turn
 from assay.config import ExpectedToolSpec, MetricSpec, Suite, TestSpec, TurnSpec
+from assay.datasets.limits import name_problem
 from assay.errors import Problem
 from assay.metrics import MetricConfigError, build_metric
 from assay.metrics.base import Metric
@@ -42,14 +43,24 @@ class Compiler:
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, path, message))
 
+    def name(self, text: str, path: str, what: str) -> None:
+        """Names are stored and shown: refuse a control character in one."""
+        problem = name_problem(text, what)
+        if problem is not None:
+            self.problem(path, problem)
+
     def metrics(self, specs: Sequence[MetricSpec] | None, path: str) -> tuple[Metric, ...]:
         built = []
         for i, spec in enumerate(specs or ()):
             try:
-                built.append(build_metric(spec.metric, spec.options))
+                metric = build_metric(spec.metric, spec.options)
             except MetricConfigError as exc:
                 for sub, msg in exc.problems:
                     self.problem(f"{path}[{i}]" + (f".{sub}" if sub else ""), msg)
+                continue
+            where = f"{path}[{i}]" + (".name" if metric.options.name else "")
+            self.name(metric.label, where, "metric name")
+            built.append(metric)
         return tuple(built)
 
     def _count(self, value: Any, path: str) -> int | None:
@@ -61,6 +72,7 @@ class Compiler:
         return value
 
     def expected_tool(self, spec: ExpectedToolSpec, path: str) -> ExpectedTool | None:
+        self.name(spec.name, f"{path}.name", "tool name")
         options = spec.options
         for key in options:
             if key not in _TOOL_OPTIONS:
@@ -78,6 +90,7 @@ class Compiler:
             else:
                 args = {}
                 for key, raw in raw_args.items():
+                    self.name(str(key), f"{path}.args", "argument name")
                     try:
                         args[str(key)] = parse_matcher(raw)
                     except MatcherError as exc:
@@ -117,6 +130,9 @@ class Compiler:
         )
 
     def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...]) -> TestCase:
+        self.name(spec.name, f"{path}.name", "test name")
+        for i, tag in enumerate(spec.tags):
+            self.name(tag, f"{path}.tags[{i}]", "tag")
         own = self.metrics(spec.metrics, f"{path}.metrics")
         chosen = own or suite_metrics
         # no metric list at any level: the defaults (equality where there is a ground truth)
@@ -168,6 +184,7 @@ class Compiler:
 
 def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:
     compiler = Compiler(source)
+    compiler.name(suite.name, "name", "suite name")
     suite_metrics = compiler.metrics(suite.metrics, "metrics")
     cases = [compiler.test(t, f"tests[{i}]", suite_metrics) for i, t in enumerate(suite.tests)]
     return cases, compiler.problems

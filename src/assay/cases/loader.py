@@ -91,25 +91,6 @@ def masked(problems: list[Problem], hide: Redactor) -> list[Problem]:
     return [Problem(p.source, p.path, hide(p.message)) for p in problems]
 
 
-def read_yaml(path: Path) -> Any:
-    import yaml  # only suite files need it: a dataset-only run never loads PyYAML
-
-    source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([Problem(source, "", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([Problem(source, where, f"invalid YAML: {problem}")]) from None
-
-
 def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     if not isinstance(raw, dict):
         raise ConfigError(
@@ -134,6 +115,8 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
 
 def load_suite(path: str | Path) -> LoadedSuite:
     """Read, check and compile a suite file. Raises ConfigError listing every problem."""
+    from assay.cases._yaml import read_yaml  # only suites need PyYAML: datasets never load it
+
     file = Path(path)
     raw = read_yaml(file)
     # code graders and python targets are imported from the suite's folder first

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from assay.datasets.limits import ValueLimitError, load_json
 from assay.datasets.readers import Table, cell_text, fail, json_kind, not_utf8
 from assay.errors import DatasetError, Problem
 
@@ -37,15 +38,16 @@ def _open(path: Path, source: str) -> Any:
 
 
 def _objects(handle: Any, path: Path, source: str) -> Iterator[tuple[int, Any]]:
-    """Non-blank lines, parsed, with their line numbers; decode errors become problems."""
+    """Non-blank lines, parsed, with their line numbers; a line that is not JSON, or is past
+    a limit (``limits``), gives its exception, which the caller reports."""
     number = 0
     try:
         for line in handle:
             number += 1
             if line.strip():
                 try:
-                    yield number, json.loads(line)
-                except json.JSONDecodeError as exc:
+                    yield number, load_json(line)
+                except (json.JSONDecodeError, ValueLimitError) as exc:
                     yield number, exc
     except UnicodeDecodeError:
         raise not_utf8(path, source) from None
@@ -63,11 +65,14 @@ def _collect_keys(path: Path, source: str) -> list[str]:
                     if key not in keys:
                         keys[key] = None
                 continue
-            if isinstance(value, json.JSONDecodeError):
-                found = f"not valid JSON ({value.msg} at column {value.colno})"
+            if isinstance(value, ValueLimitError):
+                message = str(value)
             else:
-                found = f"{json_kind(value)}, not a JSON object"
-            message = f"{found}: each line must be one JSON object, such as {_EXAMPLE}"
+                if isinstance(value, json.JSONDecodeError):
+                    found = f"not valid JSON ({value.msg} at column {value.colno})"
+                else:
+                    found = f"{json_kind(value)}, not a JSON object"
+                message = f"{found}: each line must be one JSON object, such as {_EXAMPLE}"
             problems.append(Problem(source, f"line {number}", message))
             if len(problems) >= MAX_PROBLEMS:
                 break

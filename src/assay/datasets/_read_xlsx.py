@@ -2,7 +2,8 @@
 
 Formula cells give their cached value (what Excel last computed); integral numbers lose
 their ``.0``. Merged or blank cells in the header row are refused: every column needs one
-name of its own.
+name of its own. A workbook calamine could not load within bounded memory (a stray cell at
+XFD1048576, a zip bomb) is refused before it is opened (``_xlsx_guard``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from pathlib import Path
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
+from assay.datasets._xlsx_guard import check_workbook
 from assay.datasets.readers import Table, cell_text, fail
 
 
 @contextmanager
 def open_xlsx(path: Path, source: str) -> Iterator[Table]:
+    check_workbook(path, source)
     try:
         workbook = CalamineWorkbook.from_path(str(path))
     except (CalamineError, OSError, ValueError) as exc:
@@ -32,7 +35,7 @@ def open_xlsx(path: Path, source: str) -> Iterator[Table]:
             raise fail(source, f"the first sheet ({sheet.name!r}) is empty")
         # iter_rows() yields the rows above the first used one as blank rows, so its n-th row
         # is spreadsheet row n; columns start at the first used one.
-        rows = _numbered(sheet, 1)
+        rows = _numbered(sheet, 1, source)
         header: list[str] | None = None
         header_number = 0
         for number, cells in rows:
@@ -46,11 +49,20 @@ def open_xlsx(path: Path, source: str) -> Iterator[Table]:
         yield table
 
 
-def _numbered(sheet: CalamineSheet, first: int) -> Iterator[tuple[int, list[str]]]:
+def _numbered(sheet: CalamineSheet, first: int, source: str) -> Iterator[tuple[int, list[str]]]:
     """Rows with their spreadsheet row numbers (1-based, as Excel shows them), as text."""
     text = cell_text
-    for number, values in enumerate(sheet.iter_rows(), first):
-        yield number, [v if v.__class__ is str else text(v) for v in values]
+    number = first - 1
+    try:
+        for number, values in enumerate(sheet.iter_rows(), first):
+            yield number, [v if v.__class__ is str else text(v) for v in values]
+    except (OverflowError, ValueError) as exc:  # a date or duration Python cannot hold
+        raise fail(
+            source,
+            f"a cell formatted as a date or time holds a number no date or duration can be "
+            f"({exc}): format the cell as a number or as text",
+            f"row {number + 1}",
+        ) from None
 
 
 def _refuse_merged_header(sheet: CalamineSheet, header_index: int, table: Table) -> None:

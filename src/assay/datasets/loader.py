@@ -25,6 +25,7 @@ from assay.datasets.columns import (
     resolve_columns,
 )
 from assay.datasets.grouping import SessionTracker, group_rows
+from assay.datasets.limits import name_problem
 from assay.datasets.model import Conversation, DatasetRow
 from assay.datasets.readers import Table, open_table
 from assay.datasets.shape import ShapeReport
@@ -145,6 +146,10 @@ def _scan_rows(
         rows += 1
         session_id = cells[s].strip() or None if s >= 0 else None
         turn_id = cells[u].strip() or None if u >= 0 else None
+        for canonical, value in ((SESSION, session_id), (TURN, turn_id)):
+            problem = value and name_problem(value, canonical)
+            if problem:
+                problems.append(Problem(source, where(number, plan.written(canonical)), problem))
         if session_id is None:
             tracker.conversations += 1
         else:

@@ -44,12 +44,17 @@ class Table:
 
     def column_letter(self, index: int) -> str:
         """The spreadsheet letter of header position ``index`` (``0`` → ``A``)."""
-        n = self.first_column + index + 1
-        letters = ""
-        while n:
-            n, rem = divmod(n - 1, 26)
-            letters = chr(65 + rem) + letters
-        return letters
+        return column_letters(self.first_column + index + 1)
+
+
+def column_letters(number: int) -> str:
+    """A spreadsheet's name for column ``number``, counted from 1: ``1`` → ``A``,
+    ``16384`` → ``XFD``."""
+    letters = ""
+    while number > 0:
+        number, rem = divmod(number - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
 
 
 def open_table(path: Path, source: str) -> AbstractContextManager[Table]:

@@ -2,7 +2,8 @@
 
 ``arguments`` (or ``args``) is optional and must be an object. A blank cell means no tool
 assertion; ``[]`` means the agent is expected to call no tool at all. Entries come out as
-``{"name": str, "args": dict}``.
+``{"name": str, "args": dict}``. Tool and argument names are names: a control character in
+one is refused (``limits``); argument values are data and may hold anything.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assay.datasets.limits import ValueLimitError, load_json, name_problem
 from assay.datasets.readers import json_kind
 
 EXAMPLE = '[{"name": "get_weather", "arguments": {"location": "Seattle"}}]'
@@ -26,12 +28,14 @@ def parse_expected_tools(text: str) -> list[dict[str, Any]] | None:
     if not text:
         return None
     try:
-        value = json.loads(text)
+        value = load_json(text)
     except json.JSONDecodeError as exc:
         raise ToolCallsError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}); expected a JSON array "
             f"such as {EXAMPLE}"
         ) from None
+    except ValueLimitError as exc:
+        raise ToolCallsError(f"{exc}; expected a JSON array such as {EXAMPLE}") from None
     if isinstance(value, dict):
         raise ToolCallsError(f"a single object, not an array: wrap it in [ ], as in {EXAMPLE}")
     if not isinstance(value, list):
@@ -51,6 +55,9 @@ def _call(entry: object, n: int) -> dict[str, Any]:
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ToolCallsError(f'{where} needs a "name" with the tool\'s name as a string')
+    problem = name_problem(name, "tool name")
+    if problem is not None:
+        raise ToolCallsError(f"{where}: {problem}")
     unknown = sorted(set(entry) - _KEYS)
     if unknown:
         raise ToolCallsError(
@@ -67,4 +74,8 @@ def _call(entry: object, n: int) -> dict[str, Any]:
             f'{where} ({name}): "arguments" must be a JSON object such as '
             f'{{"location": "Seattle"}}, found {json_kind(args)}'
         )
+    for key in args:
+        problem = name_problem(key, "argument name")
+        if problem is not None:
+            raise ToolCallsError(f"{where} ({name}): {problem}")
     return {"name": name, "args": args}

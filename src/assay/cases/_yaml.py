@@ -1,0 +1,131 @@
+"""Reading a suite's YAML within bounds: a crafted file gets one line saying where, never a
+hang or a traceback.
+
+PyYAML shares an aliased node (``*a``) instead of copying it, but what comes after loading
+(``${VAR}`` substitution, validation, the copy of the suite a run stores) walks the tree
+with every alias expanded: 500 bytes of nested aliases ("billion laughs") are billions of
+values. So the loader counts values as it composes them, aliases expanded, and stops past
+``MAX_VALUES``; it also stops past ``MAX_NESTING`` levels, at an alias inside its own anchor
+(a cycle), at an integer too long to turn back into text (``assay.datasets.limits``), and at
+a value PyYAML cannot build (a date that does not exist), each with its line.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from assay.datasets.limits import MAX_NESTING, too_deep, too_many_digits
+from assay.errors import ConfigError, Problem
+
+MAX_VALUES = 1_000_000
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """A value past a limit, or one PyYAML cannot build; ``problem`` says what to do."""
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` with the limits above."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._sizes: dict[int, int] = {}  # id(node) -> values in it, aliases expanded
+        self._depth = 0
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            if id(node) not in self._sizes:  # still being composed: the alias is inside it
+                raise _Refused(
+                    problem=f"the alias *{event.anchor} is inside its own anchor "
+                    f"&{event.anchor}, which makes an endless value: remove the alias",
+                    problem_mark=mark,
+                )
+            return node
+        collection = isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
+        self._depth += collection
+        if self._depth > MAX_NESTING:
+            raise _Refused(problem=too_deep(), problem_mark=mark)
+        node = super().compose_node(parent, index)
+        self._depth -= collection
+        size = 1
+        if isinstance(node, SequenceNode):
+            size += sum(self._sizes[id(item)] for item in node.value)
+        elif isinstance(node, MappingNode):
+            size += sum(self._sizes[id(k)] + self._sizes[id(v)] for k, v in node.value)
+        if size > MAX_VALUES:
+            raise _Refused(
+                problem=f"with its aliases (*name) expanded, this value holds more than "
+                f"{MAX_VALUES:,} values; no suite needs that many: use fewer aliases",
+                problem_mark=mark,
+            )
+        self._sizes[id(node)] = size
+        return node
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError, TypeError, AttributeError) as exc:
+            # PyYAML's own constructors fail this way on a date that does not exist
+            # (2024-13-45) or a value its explicit tag does not fit (!!int zz)
+            kind = str(node.tag).rpartition(":")[2]
+            why = f" ({exc})" if isinstance(exc, ValueError | OverflowError) else ""
+            raise _Refused(
+                problem=f"not a valid {kind}{why}: quote it to keep it as text",
+                problem_mark=node.start_mark,
+            ) from None
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
+        limit = sys.get_int_max_str_digits()
+        if limit and sum(c.isdigit() for c in str(node.value)) > limit:
+            raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
+        value: int = self.construct_yaml_int(node)
+        # a base-60 int (1:0:0 is 3600) is built without int(str), so has no digit limit
+        if limit and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
+            raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
+        return value
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)
+
+
+def read_yaml(path: Path) -> Any:
+    """The parsed YAML of a suite file; raises ConfigError naming the line."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Problem(source, "", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
+    try:
+        return yaml.load(text, Loader=BoundedLoader)
+    except yaml.reader.ReaderError as exc:
+        raise ConfigError([_unreadable(source, text, exc)]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        message = problem if isinstance(exc, _Refused) else f"invalid YAML: {problem}"
+        raise ConfigError([Problem(source, where, message)]) from None
+
+
+def _unreadable(source: str, text: str, exc: yaml.reader.ReaderError) -> Problem:
+    """A character YAML does not allow in a file (a control character, raw)."""
+    position = exc.position
+    line = text.count("\n", 0, position) + 1
+    column = position - text.rfind("\n", 0, position)
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return Problem(
+        source,
+        f"line {line}, column {column}",
+        f"invalid YAML: the control character U+{code:04X} is not allowed in a YAML file; "
+        'remove it (in a double-quoted string it can be written as an escape, such as "\\t")',
+    )

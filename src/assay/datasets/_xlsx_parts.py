@@ -1,0 +1,167 @@
+"""The parts of an .xlsx (a zip archive) that python-calamine reads, inflated here first,
+with bounds: at most ``MAX_PART_BYTES`` each, whatever sizes the archive claims.
+
+calamine reads ``_rels/.rels``, ``xl/workbook.xml``, its relationships, the shared strings
+and the styles when a workbook is opened, and the first sheet when it is asked for; every
+name is matched ignoring case. ``first_sheet`` finds that sheet as calamine does: the
+first ``<sheet>`` of ``xl/workbook.xml``, through its relationship id.
+"""
+
+from __future__ import annotations
+
+import struct
+import xml.parsers.expat
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+from assay.datasets.readers import fail
+from assay.errors import DatasetError
+
+MAX_PART_BYTES = 256 * 1024 * 1024
+CHUNK = 1 << 20
+
+OPENED_PARTS = (
+    "_rels/.rels",
+    "xl/workbook.xml",
+    "xl/_rels/workbook.xml.rels",
+    "xl/sharedStrings.xml",
+    "xl/styles.xml",
+)
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature ... file name length, extra length
+_RESAVE = "open it in Excel or LibreOffice and save it again"
+
+
+class Archive:
+    """An open .xlsx: its zip directory and a handle to read the parts from."""
+
+    def __init__(self, zf: zipfile.ZipFile, handle: BinaryIO, source: str) -> None:
+        self.zf = zf
+        self.handle = handle
+        self.source = source
+
+    def entries(self, name: str) -> list[zipfile.ZipInfo]:
+        """Every entry called ``name``, ignoring case (a hostile archive may hold two)."""
+        wanted = name.casefold()
+        return [info for info in self.zf.infolist() if info.filename.casefold() == wanted]
+
+    def inflate(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        """The entry's bytes, chunk by chunk: the whole compressed stream is inflated, as
+        calamine's zip reader does, not the size the directory claims."""
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise self.fail(
+                f"{info.filename} is compressed with method {info.compress_type}, which Excel "
+                f"never writes: {_RESAVE}"
+            )
+        self.handle.seek(info.header_offset)
+        header = self.handle.read(_LOCAL_HEADER.size)
+        if len(header) < _LOCAL_HEADER.size or not header.startswith(b"PK\x03\x04"):
+            raise self.fail(f"the zip entry {info.filename} is damaged: {_RESAVE}")
+        _, name_length, extra_length = _LOCAL_HEADER.unpack(header)
+        self.handle.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        stored = info.compress_type == zipfile.ZIP_STORED
+        left, total = info.compress_size, 0
+        while left > 0:
+            raw = self.handle.read(min(left, CHUNK))
+            if not raw:
+                break
+            left -= len(raw)
+            pending = raw
+            while pending:
+                if stored:
+                    data, pending = pending, b""
+                else:
+                    try:
+                        data = inflater.decompress(pending, CHUNK)
+                    except zlib.error:
+                        raise self.fail(
+                            f"the zip entry {info.filename} is damaged: {_RESAVE}"
+                        ) from None
+                    pending = inflater.unconsumed_tail
+                total += len(data)
+                if total > MAX_PART_BYTES:
+                    raise self.fail(
+                        f"{info.filename} inflates to more than {MAX_PART_BYTES >> 20} MiB, the "
+                        "most assay reads from one part of a workbook: split the dataset into "
+                        "smaller files (or save it as CSV, which is read as a stream)"
+                    )
+                if data:
+                    yield data
+
+    def parse(
+        self,
+        info: zipfile.ZipInfo,
+        start: Callable[[str, dict[str, str]], None],
+        end: Callable[[str], None] | None = None,
+    ) -> None:
+        """Stream the entry through expat, calling ``start(name, attributes)`` and
+        ``end(name)`` for each element. A DOCTYPE is refused: no part of a workbook has
+        one, and it is how XML entity bombs are declared."""
+        parser = xml.parsers.expat.ParserCreate()
+        parser.StartElementHandler = start
+        if end is not None:
+            parser.EndElementHandler = end
+        parser.StartDoctypeDeclHandler = self._no_doctype(info)
+        try:
+            for chunk in self.inflate(info):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+        except xml.parsers.expat.ExpatError as exc:
+            reason = xml.parsers.expat.errors.messages[exc.code]
+            raise self.fail(
+                f"{info.filename} is not well-formed XML ({reason} at line {exc.lineno}): {_RESAVE}"
+            ) from None
+
+    def _no_doctype(self, info: zipfile.ZipInfo) -> Callable[..., None]:
+        def refuse(*_: object) -> None:
+            raise self.fail(f"{info.filename} declares a DOCTYPE, which no workbook has: {_RESAVE}")
+
+        return refuse
+
+    def fail(self, message: str) -> DatasetError:
+        return fail(self.source, message)
+
+
+def local_name(name: str) -> str:
+    """``x:c`` → ``c``: the name without its prefix, split at the first colon as calamine's
+    XML reader does."""
+    return name.split(":", 1)[-1]
+
+
+def first_sheet(archive: Archive) -> list[zipfile.ZipInfo]:
+    """The entries calamine reads as the first sheet; when the workbook does not say (calamine
+    will then refuse it), every worksheet, so nothing unchecked is ever loaded."""
+    targets: dict[str, str] = {}
+    sheet_ids: list[str | None] = []
+
+    def relationship(name: str, attrs: dict[str, str]) -> None:
+        if local_name(name) == "Relationship":
+            targets[attrs.get("Id", "")] = attrs.get("Target", "")  # the last one wins
+
+    def sheet(name: str, attrs: dict[str, str]) -> None:
+        if local_name(name) == "sheet":
+            ids = [value for key, value in attrs.items() if key in ("r:id", "relationships:id")]
+            sheet_ids.append(ids[-1] if ids else None)  # the last one wins, as in calamine
+
+    for info in archive.entries("xl/_rels/workbook.xml.rels"):
+        archive.parse(info, relationship)
+    for info in archive.entries("xl/workbook.xml"):
+        archive.parse(info, sheet)
+    target = targets.get(sheet_ids[0] or "") if sheet_ids else None
+    if target:
+        if target.startswith("/xl/"):
+            path = target[1:]
+        elif target.startswith("xl/"):
+            path = target
+        else:
+            path = f"xl/{target}"
+        found = archive.entries(path)
+        if found:
+            return found
+    return [
+        info
+        for info in archive.zf.infolist()
+        if info.filename.casefold().startswith("xl/worksheets/") and not info.is_dir()
+    ]

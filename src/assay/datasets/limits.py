@@ -1,0 +1,97 @@
+"""What assay refuses in any input file, so that a crafted file gets one clear message
+instead of a traceback, a hang or a crash further on.
+
+- Values nested more than ``MAX_NESTING`` levels deep (JSON in a dataset, the YAML of a
+  suite): no test needs them, and code that walks them recursively would fail.
+- Integers with more digits than Python turns into text (``sys.get_int_max_str_digits()``,
+  4,300 by default): quote them to keep them as text.
+- Control characters (U+0000–U+001F, U+007F–U+009F) and lone surrogates (``"\\ud800"`` in
+  JSON or YAML, which no UTF-8 text can hold) in names and ids — a test name, a tool name,
+  a metric name, a ``session_id`` or ``turn_id``: they cannot be stored (PostgreSQL refuses
+  NUL) and control characters drive the terminal. Free text (a question, an expected answer, a
+  context, a tool argument's value) may hold any character, NUL included: it is test data,
+  sent to the agent as written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+MAX_NESTING = 100
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_NAMES = {0x00: "NUL", 0x09: "a tab", 0x0A: "a line break", 0x0D: "a carriage return"}
+_NAMES |= {0x1B: "ESC"}
+
+
+class ValueLimitError(ValueError):
+    """A value past one of the limits above; the message says which and what to do."""
+
+
+def control_character(text: str) -> str | None:
+    """``text``'s first control character, described (``NUL (U+0000) at character 3``);
+    None when it has none."""
+    if text.isprintable():  # the common case, in C: no control character (nor any separator)
+        return None
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    name = _NAMES.get(code, "a lone surrogate" if code >= 0xD800 else "a control character")
+    return f"{name} (U+{code:04X}) at character {found.start() + 1}"
+
+
+def name_problem(text: str, what: str) -> str | None:
+    """The message for a name or id holding a control character; None when it has none."""
+    found = control_character(text)
+    if found is None:
+        return None
+    return f"the {what} contains {found}: names and ids are plain text, so remove it"
+
+
+def too_many_digits() -> str:
+    return (
+        f"a number with more than {sys.get_int_max_str_digits():,} digits: write it as text, "
+        "in quotes"
+    )
+
+
+def too_deep() -> str:
+    return f"nested more than {MAX_NESTING} levels deep: flatten it"
+
+
+def load_json(text: str) -> Any:
+    """``json.loads`` within the limits: raises ``json.JSONDecodeError`` for text that is not
+    JSON and ``ValueLimitError`` for JSON past a limit."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueLimitError(too_deep()) from None
+    except ValueError:  # the only other one: an integer longer than Python converts
+        raise ValueLimitError(too_many_digits()) from None
+    if nesting(value) > MAX_NESTING:
+        raise ValueLimitError(too_deep())
+    return value
+
+
+def nesting(value: Any) -> int:
+    """How many arrays and objects deep ``value`` goes (a scalar is 0); counting stops just
+    past ``MAX_NESTING``. Iterative, so any depth is safe to measure."""
+    depth = 0
+    level = [value]
+    while level and depth <= MAX_NESTING:
+        containers = [v for v in level if isinstance(v, dict | list)]
+        if not containers:
+            break
+        depth += 1
+        level = [
+            item
+            for container in containers
+            for item in (container.values() if isinstance(container, dict) else container)
+        ]
+    return depth
