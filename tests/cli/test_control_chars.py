@@ -1,6 +1,7 @@
 """Agent text cannot drive the terminal: escape sequences in an agent's reply and error
-(over real HTTP), in a judge's reasoning (the scripted OpenAI-compatible server) and in a
-suite's names reach stdout and stderr only made visible; report files keep the exact text
+(over real HTTP), in a judge's reasoning (the scripted OpenAI-compatible server) and in the
+test names of a stored run reach stdout and stderr only made visible (a suite's own names
+may not hold controls: the loader refuses them); report files keep the exact text
 but NUL; JUnit XML stays well-formed. Checked on the raw bytes, piped and on a real
 pseudo-terminal."""
 
@@ -19,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from assay.results.models import RunInfo, TestResult
+from assay.results.rollup import SummaryBuilder
+from assay.store import Store, open_store
 from tests.cli.conftest import ASSAY, RunCli
 from tests.fakes.llm_server import ScriptedLLM, scripted_llm
 from tests.targets.agent_server import AgentServer, Step, agent_server
@@ -56,18 +60,17 @@ def llm() -> Iterator[ScriptedLLM]:
 def write_suite(tmp_path: Path, url: str, extra_test: str = "") -> None:
     # one test at a time, so the scripted replies go to the tests in order
     (tmp_path / "suite.yaml").write_text(
-        'name: "suite\\e]0;SUITE-TITLE\\a"\n'
+        "name: suite\n"
         f"target: {{http: {{url: '{url}'}}}}\n"
         "execution: {concurrency: 1, retries: 0}\n"
         "tests:\n"
-        '  - name: "reply\\e]0;NAME-TITLE\\a\\x9b2J"\n'
+        "  - name: reply\n"
         "    input: hi\n"
         "    ground_truth: Paris\n"
         "    metrics: [equality]\n"
         "  - {name: error, input: hi, ground_truth: Paris, metrics: [equality]}\n"
         "  - {name: judged, input: hi, ground_truth: Paris, metrics: [correctness]}\n"
-        '  - {name: unchecked, input: hi, metrics: [{metric: equality, name: "eq\\e[2J"}]}\n'
-        + extra_test
+        "  - {name: unchecked, input: hi, metrics: [{metric: equality, name: eq}]}\n" + extra_test
     )
 
 
@@ -132,11 +135,8 @@ def test_piped_output_carries_no_control_character_and_shows_them(
     both = proc.stdout + proc.stderr
     assert RAW_CONTROL.search(both) is None, RAW_CONTROL.findall(both)
     text = both.decode()
-    assert "suite\\u001b]0;SUITE-TITLE\\u0007" in text  # the suite's name, made visible
-    assert "reply\\u001b]0;NAME-TITLE\\u0007\\u009b2J" in text  # a test's name
     assert "HTTP 400 from" in text and "\\u001b]0;PWNED-TITLE\\u0007" in text  # agent error
     assert "correctness 0.00" in text  # the judge's reasoning follows, made visible
-    assert "eq\\u001b[2J" in text  # a metric's label from the suite
     assert "4 tests: 0 passed, 2 failed, 1 errored, 1 not run" in text
 
     report = json.loads((tmp_path / "r.json").read_text())
@@ -181,24 +181,46 @@ def test_reports_on_a_terminal_show_controls_and_piped_keep_them(
     assert parsed["results"][0]["agent_response"] == HOSTILE
 
 
-def test_diff_shows_hostile_test_names_made_visible(
-    assay_cli: RunCli, tmp_path: Path, server: AgentServer, llm: ScriptedLLM
-) -> None:
-    write_suite(tmp_path, server.chat_url)
-    queue_replies(server)
-    env = {"OPENAI_API_KEY": SECRET}
-    first = assay_cli("run", "suite.yaml", *run_args(llm), "--out", "a.json", env=env)
-    write_suite(
-        tmp_path,
-        server.chat_url,
-        '  - {name: "new\\e]0;NEW-TITLE\\a", input: hi, ground_truth: x}\n',
+def _stored_run(store: Store, run_id: str, names: list[str], suite: str = "s") -> None:
+    """A finished run whose test names hold controls, as a store written by another tool
+    or an older assay may hold them (today's loader refuses such names)."""
+    started = "2026-01-01T00:00:00+00:00"
+    store.create_run(
+        RunInfo(
+            id=run_id,
+            suite_name=suite,
+            status="running",
+            started_at=started,
+            assay_version="0",
+            target="t",
+        )
     )
-    queue_replies(server)
-    second = assay_cli("run", "suite.yaml", *run_args(llm), "--out", "b.json", env=env)
-    assert (first.returncode, second.returncode) == (1, 1), second.stderr
-    ids = [json.loads((tmp_path / f).read_text())["run"]["id"] for f in ("a.json", "b.json")]
+    results = [
+        TestResult(
+            test_name=name,
+            test_type="single_turn",
+            test_input="hi",
+            passed=True,
+            status="passed",
+            execution_time_ms=1,
+            timestamp=started,
+        )
+        for name in names
+    ]
+    store.add_results(run_id, list(enumerate(results)))
+    summary = SummaryBuilder(1)
+    for result in results:
+        summary.add(result)
+    store.finish_run(run_id, "completed", summary.build(), started)
+
+
+def test_diff_shows_hostile_test_names_made_visible(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    with open_store(url) as store:
+        _stored_run(store, "a" * 32, ["old"])
+        _stored_run(store, "b" * 32, ["old", "new\x1b]0;NEW-TITLE\x07\x9b2J"])
     diff = subprocess.run(
-        [ASSAY, "diff", *ids],
+        [ASSAY, "diff", "a" * 12, "b" * 12, "--store", url],
         cwd=tmp_path,
         env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
         capture_output=True,
@@ -206,7 +228,7 @@ def test_diff_shows_hostile_test_names_made_visible(
         check=False,
     )
     assert RAW_CONTROL.search(diff.stdout + diff.stderr) is None
-    assert "new in B: new\\u001b]0;NEW-TITLE\\u0007" in diff.stdout.decode()
+    assert "new in B: new\\u001b]0;NEW-TITLE\\u0007\\u009b2J" in diff.stdout.decode()
 
 
 def test_stored_runs_datasets_and_judge_checks_print_no_control_character(
@@ -216,6 +238,8 @@ def test_stored_runs_datasets_and_judge_checks_print_no_control_character(
     queue_replies(server)
     env = {"OPENAI_API_KEY": SECRET}
     assert assay_cli("run", "suite.yaml", *run_args(llm), env=env).returncode == 1
+    with open_store(f"sqlite:///{tmp_path / '.assay' / 'assay.db'}") as store:
+        _stored_run(store, "c" * 32, ["x"], suite="suite\x1b]0;SUITE-TITLE\x07")
     in_a_cell = "\x1b]0;PWNED-TITLE\x07\x9b2J"  # csv has its own rules for NUL and CR
     (tmp_path / "hostile.csv").write_text(f"Question,Answer,{in_a_cell}\nhi,{in_a_cell}\n")
     (tmp_path / "labelled.csv").write_text(
