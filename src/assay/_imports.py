@@ -20,9 +20,10 @@ class ImportFailure(ValueError):
 def import_module(name: str, search_dirs: tuple[Path, ...] = ()) -> ModuleType:
     """Import module ``name``, searching ``search_dirs`` and the current directory first.
     Raises ImportFailure whatever the module raises while it is imported (``sys.exit`` too)."""
-    for folder in (*search_dirs, Path.cwd()):
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
+    for folder in reversed((*search_dirs, Path.cwd())):  # so the first one is searched first
+        if str(folder) in sys.path:
+            sys.path.remove(str(folder))
+        sys.path.insert(0, str(folder))
     try:
         return importlib.import_module(name)
     except KeyboardInterrupt:  # Ctrl-C while importing: the user's, not the module's

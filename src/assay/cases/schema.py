@@ -18,12 +18,14 @@ from assay.metrics import METRICS, Metric
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 REF = "#/$defs/{model}"
+# ${VAR} or ${VAR:-default} alone: the loader substitutes it before reading the number
+VARIABLE = {"type": "string", "pattern": r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$"}
 
 
 class _LoaderSchema(GenerateJsonSchema):
-    """Pydantic's schema, plus what the loader's config does that pydantic leaves out: a
-    string field of a model with ``coerce_numbers_to_str`` takes a number too (YAML's
-    ``ground_truth: 640``)."""
+    """Pydantic's schema, plus what the loader does that pydantic leaves out: a string field
+    of a model with ``coerce_numbers_to_str`` takes a number too (YAML's
+    ``ground_truth: 640``), and a number or a boolean may be written as ``${VAR}``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -36,6 +38,15 @@ class _LoaderSchema(GenerateJsonSchema):
             return super().model_schema(schema)
         finally:
             self._coercing.pop()
+
+    def int_schema(self, schema: core_schema.IntSchema) -> JsonSchemaValue:
+        return {"anyOf": [super().int_schema(schema), VARIABLE]}
+
+    def float_schema(self, schema: core_schema.FloatSchema) -> JsonSchemaValue:
+        return {"anyOf": [super().float_schema(schema), VARIABLE]}
+
+    def bool_schema(self, schema: core_schema.BoolSchema) -> JsonSchemaValue:
+        return {"anyOf": [super().bool_schema(schema), VARIABLE]}
 
     def str_schema(self, schema: core_schema.StringSchema) -> JsonSchemaValue:
         out = super().str_schema(schema)

@@ -22,7 +22,7 @@ from assay.metrics.base import (
     MetricOptions,
     Score,
 )
-from assay.metrics.registry import METRICS, MetricConfigError, build_metric, known_metrics, metric
+from assay.metrics.registry import METRICS, MetricConfigError, build_metric, metric
 from assay.metrics.tools import forbidden, trajectory  # noqa: F401
 
 __all__ = [
@@ -35,6 +35,5 @@ __all__ = [
     "MetricOptions",
     "Score",
     "build_metric",
-    "known_metrics",
     "metric",
 ]

@@ -146,7 +146,3 @@ def build_metric(name: str, options: dict[str, Any]) -> Metric[Any]:
             problems.append((sub, msg))
         raise MetricConfigError(problems) from None
     return cls(parsed)
-
-
-def known_metrics() -> list[str]:
-    return METRICS.names()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
+from pydantic.config import JsonDict
 
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
 from assay.metrics.registry import metric
@@ -39,8 +40,24 @@ def forbidden_step(raw: str | dict[str, Any], where: str) -> ExpectedTool:
     return ExpectedTool(name=name, args=matchers, count=0)
 
 
+# what forbidden_step accepts, for the suite schema
+_STEP_SCHEMA: JsonDict = {
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string", "minLength": 1}, "args": {"type": "object"}},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    ]
+}
+
+
 class ForbiddenOptions(MetricOptions):
-    tools: list[str | dict[str, Any]] = Field(min_length=1)
+    tools: list[str | dict[str, Any]] = Field(
+        min_length=1, json_schema_extra={"items": _STEP_SCHEMA}
+    )
 
     @field_validator("tools")
     @classmethod
