@@ -27,8 +27,8 @@ EXPECTED = {
     "TurnResult",
     "__version__",
     "load_suite",
+    "metric",
     "parse_suite",
-    "register_metric",
 }
 
 

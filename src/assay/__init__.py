@@ -14,7 +14,7 @@ from assay.errors import (
     StoreError,
     TargetError,
 )
-from assay.metrics import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics import Metric, MetricContext, MetricOptions, Score, metric
 from assay.results import MetricResult, Report, TestResult, TokenUsage, ToolInvocation, TurnResult
 from assay.targets import Reply, Target, TurnRequest
 from assay.version import __version__
@@ -44,6 +44,6 @@ __all__ = [
     "TurnResult",
     "__version__",
     "load_suite",
+    "metric",
     "parse_suite",
-    "register_metric",
 ]

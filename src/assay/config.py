@@ -6,9 +6,18 @@ test cases (matchers, metric instances) and reports problems with their field pa
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TURN_TIMEOUT_S = 60.0
@@ -17,6 +26,8 @@ DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
 DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed
+MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+TEST_SHAPES = ("input", "turns", "goal")  # a test has exactly one of these
 
 
 class _Strict(BaseModel):
@@ -147,6 +158,8 @@ class MetricSpec(_Open):
 class ExpectedToolSpec(_Open):
     """``lookup`` or ``{name, args?, count?}``; matchers and counts are compiled later."""
 
+    OPTIONS: ClassVar[tuple[str, ...]] = ("args", "count", "count_exact", "max_count")
+
     name: str
 
     @model_validator(mode="before")
@@ -169,6 +182,10 @@ class TurnSpec(_Strict):
 
 class TestSpec(_Strict):
     __test__ = False  # not a pytest class
+    # the schema says what _one_shape checks: exactly one of input, turns, goal
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": [shape]} for shape in TEST_SHAPES]}
+    )
 
     name: str
     description: str | None = None
@@ -192,7 +209,7 @@ class TestSpec(_Strict):
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
-        shapes = [k for k in ("input", "turns", "goal") if getattr(self, k) is not None]
+        shapes = [k for k in TEST_SHAPES if getattr(self, k) is not None]
         if len(shapes) != 1:
             raise ValueError(
                 "a test has exactly one of input (single-turn), turns (scripted multi-turn) "
@@ -216,6 +233,24 @@ class TestSpec(_Strict):
         return "goal" if self.goal is not None else "single_turn"
 
 
+def _module_name(name: str) -> str:
+    if name.endswith(".py"):
+        raise ValueError(f"write the module's name, {name[:-3]!r}, not its file name")
+    if not re.match(MODULE_NAME, name):
+        raise ValueError(
+            f"expected a module name such as my_metrics (for my_metrics.py next to the "
+            f"suite), got {name!r}"
+        )
+    return name
+
+
+PluginModule = Annotated[
+    str,
+    AfterValidator(_module_name),
+    WithJsonSchema({"type": "string", "pattern": MODULE_NAME, "not": {"pattern": r"\.py$"}}),
+]
+
+
 class Suite(_Strict):
     name: str
     description: str | None = None
@@ -225,6 +260,8 @@ class Suite(_Strict):
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     metrics: list[MetricSpec] = Field(default_factory=list)
     datasets: list[str] = Field(default_factory=list)
+    # modules of the user's that register metrics (@assay.metric), next to the suite
+    plugins: list[PluginModule] = Field(default_factory=list)
     tests: list[TestSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from assay.metrics.base import METRICS, ConversationContext, Exchange
+from assay.metrics import METRICS
+from assay.metrics.base import ConversationContext, Exchange
 from assay.metrics.judge import conversation, quality, safety
 from assay.results.models import ToolInvocation
 from tests.fakes.llm_server import ScriptedLLM

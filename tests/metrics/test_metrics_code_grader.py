@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from assay.metrics import MetricConfigError, build_metric
-from assay.metrics.code_grader import to_score
+from assay.metrics._user_code import to_score
 from assay.results.models import MetricResult
 from tests.metrics._helpers import call, context
 

@@ -15,7 +15,7 @@ from assay.metrics import MetricConfigError, build_metric
 from assay.metrics.base import Metric
 from assay.metrics.tools import ExpectedTool, MatcherError, parse_matcher
 
-_TOOL_OPTIONS = ("args", "count", "count_exact", "max_count")
+_TOOL_OPTIONS = ExpectedToolSpec.OPTIONS
 
 
 def turn_scoped(metrics: tuple[Metric, ...]) -> tuple[Metric, ...]:

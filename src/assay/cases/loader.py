@@ -17,6 +17,7 @@ from assay.cases.compile import compile_suite
 from assay.cases.models import TestCase
 from assay.config import Suite
 from assay.errors import ConfigError, Problem
+from assay.plugins import load_plugins
 from assay.secrets import Redactor
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -107,7 +108,10 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     except ValidationError as exc:
         found = pydantic_problems(source, exc, known_fields=all_field_names(_SUITE_MODELS))
         raise ConfigError(masked(found, hide)) from None
-    cases, problems = compile_suite(suite, source)
+    # the suite's own metrics are registered before its metrics are built
+    problems = load_plugins(suite.plugins, source, (path.resolve().parent,) if path else ())
+    cases, compiled = compile_suite(suite, source)
+    problems += compiled
     if problems:
         raise ConfigError(masked(problems, hide))
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
-from assay.cli.app import app, user_errors
+from assay.cli._terminal import markup_safe
+from assay.cli.app import app, err_console, user_errors
 from assay.errors import ConfigError, Problem
 from assay.results.schema import SCHEMA_MODELS, json_schema
 
@@ -15,6 +17,12 @@ from assay.results.schema import SCHEMA_MODELS, json_schema
 @user_errors
 def schema(
     name: str = typer.Argument(..., help=f"one of: {', '.join(SCHEMA_MODELS)}"),
+    plugin: list[str] = typer.Option(
+        [],
+        "--plugin",
+        help="a module of your own that registers metrics (a suite's plugins: entry), "
+        "imported from the current folder, so the suite schema knows them; repeatable",
+    ),
 ) -> None:
     """Print the JSON Schema of a suite file or a result record."""
     if name not in SCHEMA_MODELS:
@@ -27,4 +35,16 @@ def schema(
                 )
             ]
         )
-    typer.echo(json.dumps(json_schema(name), indent=2))
+    if plugin:
+        from assay.plugins import load_plugins
+
+        problems = load_plugins(plugin, "options", (Path.cwd(),))
+        if problems:
+            raise ConfigError([Problem(p.source, "--plugin", p.message) for p in problems])
+    printed = json_schema(name)
+    if name == "suite":
+        from assay.registry import plugin_failures
+
+        for failure in plugin_failures():  # the schema lacks their metrics: say why
+            err_console.print(f"[yellow]warning:[/] {markup_safe(failure)}")
+    typer.echo(json.dumps(printed, indent=2))

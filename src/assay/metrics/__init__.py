@@ -15,19 +15,19 @@ from assay.metrics import (  # noqa: F401
     structured,
 )
 from assay.metrics.base import (
-    METRICS,
+    ConversationContext,
     Exchange,
     Metric,
     MetricContext,
     MetricOptions,
     Score,
-    register_metric,
 )
-from assay.metrics.registry import MetricConfigError, build_metric, known_metrics
+from assay.metrics.registry import METRICS, MetricConfigError, build_metric, metric
 from assay.metrics.tools import forbidden, trajectory  # noqa: F401
 
 __all__ = [
     "METRICS",
+    "ConversationContext",
     "Exchange",
     "Metric",
     "MetricConfigError",
@@ -35,6 +35,5 @@ __all__ = [
     "MetricOptions",
     "Score",
     "build_metric",
-    "known_metrics",
-    "register_metric",
+    "metric",
 ]

@@ -1,26 +1,31 @@
 """The metric protocol: one context object in, one MetricResult out.
 
-A metric is a class registered by name (``@register_metric``) with an ``Options`` model
-that checks what users write in a suite. ``build_metric`` makes one instance per
-configuration. A metric that raises becomes an error on that metric only; a metric whose
-inputs are missing is not run, and the turn says why.
+A metric is a class registered by name (``@assay.metric("name")``, see
+``assay.metrics.registry``), generic over its options model: ``Numeric(Metric[NumericOptions])``
+checks what users write in a suite with ``NumericOptions`` and reads a typed
+``self.options``. ``build_metric`` makes one instance per configuration. A metric that raises
+becomes an error on that metric only; a metric whose inputs are missing is not run, and the
+turn says why.
 """
 
 from __future__ import annotations
 
 import time
+import typing
 from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeVar
 
 from assay._isolation import describe, in_daemon_thread
 from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
 
 if TYPE_CHECKING:
     from assay.metrics.tools.assertions import ExpectedTool
+    from assay.models.protocol import JudgeModel
 
 # A deterministic metric scores a turn whose response and tool results are at most this long
 # on the event loop; a longer one on a thread (see ``Metric.evaluate``).
@@ -54,7 +59,7 @@ class MetricContext:
     token_usage: TokenUsage | None = None
     turn_index: int = 0
     test_name: str = ""
-    judge: Any = None  # an assay.models chat model when one is configured
+    judge: JudgeModel | None = None  # when one is configured
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -66,7 +71,7 @@ class ConversationContext:
     test_name: str
     turns: Sequence[Exchange]
     expected_trajectory: Sequence[ExpectedTool] | None = None
-    judge: Any = None
+    judge: JudgeModel | None = None
     multi_turn: bool = False
 
     @property
@@ -92,7 +97,17 @@ class MetricOptions(BaseModel):
     name: str | None = None  # a label, to run one metric twice with different options
 
 
-class Metric(ABC):
+# covariant: a Metric[NumericOptions] is a Metric (a Metric[MetricOptions]) to its readers
+OptionsT = TypeVar("OptionsT", bound=MetricOptions, default=MetricOptions, covariant=True)
+
+TURN_INPUTS = frozenset({"response", "ground_truth", "context", "history", "judge"})
+TEST_INPUTS = frozenset({"expected_trajectory", "multi_turn", "ground_truth", "judge"})
+
+
+class Metric(ABC, Generic[OptionsT]):
+    """A metric over its options model: ``Options`` is the class's type parameter
+    and ``self.options`` its validated instance."""
+
     name: ClassVar[str]
     kind: ClassVar[MetricKind] = "standard"
     dimension: ClassVar[str] = "comparison"
@@ -101,9 +116,19 @@ class Metric(ABC):
     default_threshold: ClassVar[float | None] = None
     # "turn": scored on every turn; "test": scored once over the whole conversation
     scope: ClassVar[Literal["turn", "test"]] = "turn"
+    # a metric of the user's: its measure runs on a thread of its own, always, so one that
+    # blocks cannot stall other conversations or outlast the metric time limit
+    isolated: ClassVar[bool] = False
 
-    def __init__(self, options: MetricOptions) -> None:
-        self.options = options
+    def __init__(self, options: OptionsT) -> None:
+        self.options: OptionsT = options
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            origin = get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, Metric) and get_args(base):
+                cls.Options = _options_class(get_args(base)[0])
 
     @property
     def label(self) -> str:
@@ -149,13 +174,16 @@ class Metric(ABC):
 
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
         size = sum(len(t.response or "") + _tools_size(t.tool_invocations) for t in conv.turns)
-        return await _off_the_loop_if_large(
-            size, self._scored, lambda: self.measure_conversation(conv)
+        return await _inline_or_threaded(
+            self._inline(size), self._scored, lambda: self.measure_conversation(conv)
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
         size = len(ctx.response or "") + _tools_size(ctx.tool_invocations)
-        return await _off_the_loop_if_large(size, self.run_sync, ctx)
+        return await _inline_or_threaded(self._inline(size), self.run_sync, ctx)
+
+    def _inline(self, size: int) -> bool:
+        return not self.isolated and size <= INLINE_LIMIT_CHARS
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
         return self._scored(lambda: self.measure(ctx))
@@ -201,30 +229,32 @@ class Metric(ABC):
         )
 
 
+def _options_class(arg: Any) -> type[MetricOptions]:
+    """The options model a ``Metric[...]`` parameter names: a class, or a type variable's
+    default (else its bound) for a generic base such as ``JudgeMetric``."""
+    if isinstance(arg, typing.TypeVar):
+        default = getattr(arg, "__default__", None)
+        arg = default if isinstance(default, type) else arg.__bound__
+    if not (isinstance(arg, type) and issubclass(arg, MetricOptions)):
+        raise TypeError(f"a metric's type parameter is a MetricOptions subclass, got {arg!r}")
+    return arg
+
+
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:
     return sum(len(c.name) + (c.bytes or 0) for c in calls)
 
 
-async def _off_the_loop_if_large(
-    size: int, fn: Callable[..., MetricResult], *args: Any
+async def _inline_or_threaded(
+    inline: bool, fn: Callable[..., MetricResult], *args: Any
 ) -> MetricResult:
     """A deterministic metric's work: inline on a small input (microseconds, the usual case),
-    on a thread of its own on a large one, so that other conversations go on meanwhile and
-    the runner's time limit (``execution.metric_timeout_s``) can give up on it."""
-    if size <= INLINE_LIMIT_CHARS:
+    on a thread of its own on a large one (or for a metric of the user's), so that other
+    conversations go on meanwhile and the runner's time limit
+    (``execution.metric_timeout_s``) can give up on it."""
+    if inline:
         return fn(*args)
     result: MetricResult = await in_daemon_thread(fn, *args)
     return result
 
 
 NO_JUDGE = "no judge model configured (set judge: in the suite, or pass --judge)"
-
-METRICS: dict[str, type[Metric]] = {}
-
-M = TypeVar("M", bound=type[Metric])
-
-
-def register_metric(cls: M) -> M:
-    """Class decorator: make a metric available by its ``name`` in suites."""
-    METRICS[cls.name] = cls
-    return cls

@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 import string
 import unicodedata
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from assay.metrics._json import NotJson, compile_path, load_json, select
 from assay.metrics._numbers import Number, find_numbers, read_number
 from assay.metrics._text import shorten
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 from assay.metrics.tools.matchers import show
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -35,17 +36,14 @@ class EqualityOptions(MetricOptions):
     strip_punctuation: bool = False
 
 
-@register_metric
-class Equality(Metric):
+@metric("equality")
+class Equality(Metric[EqualityOptions]):
     """1.0 when the response equals the ground truth after the configured normalisation."""
 
-    name: ClassVar[str] = "equality"
     requires = frozenset({"response", "ground_truth"})
-    Options = EqualityOptions
 
     def _normalize(self, text: str) -> str:
         opts = self.options
-        assert isinstance(opts, EqualityOptions)
         text = unicodedata.normalize("NFC", text)  # "é" written one way or the other
         if opts.strip_punctuation:
             text = text.translate(_PUNCTUATION)
@@ -98,21 +96,18 @@ class NumericOptions(MetricOptions):
         return "closest" if self.extract is True else self.extract
 
 
-@register_metric
-class Numeric(Metric):
+@metric("numeric")
+class Numeric(Metric[NumericOptions]):
     """1.0 when the response, read as a number, is within either tolerance of the ground truth.
 
     With ``extract`` the number is taken out of prose (by default the one closest to the
     expected value); with ``response_path`` it is picked out of a JSON reply first.
     """
 
-    name: ClassVar[str] = "numeric"
     requires = frozenset({"response", "ground_truth"})
-    Options = NumericOptions
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: NumericOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, NumericOptions)
         self.opts = options
         self.path = None if options.response_path is None else compile_path(options.response_path)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field, model_validator
 
-from assay.metrics.base import MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import MetricContext, MetricOptions, Score
 from assay.metrics.performance import _Budget
 from assay.metrics.pricing import PRICES, Price, find_price
+from assay.metrics.registry import metric
 
 
 class CostOptions(MetricOptions):
@@ -28,16 +27,12 @@ class CostOptions(MetricOptions):
         return self
 
 
-@register_metric
-class Cost(_Budget):
+@metric("cost")
+class Cost(_Budget[CostOptions]):
     """prompt tokens x input price + completion tokens x output price, against ``max_usd``."""
 
-    name: ClassVar[str] = "cost"
-    Options = CostOptions
-
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: CostOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, CostOptions)
         price = find_price(options.model, {**PRICES, **options.prices})
         assert price is not None  # checked by the options
         self.price = price

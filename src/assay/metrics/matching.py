@@ -9,7 +9,8 @@ from typing import ClassVar, Literal
 from pydantic import field_validator, model_validator
 
 from assay.metrics._text import normalize, shorten
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 
 NO_VALUE = "no value given and no ground truth (Answer) for this turn"
 
@@ -32,14 +33,12 @@ class ContainsOptions(MetricOptions):
         return self
 
 
-class _ContainsBase(Metric):
+class _ContainsBase(Metric[ContainsOptions]):
     requires = frozenset({"response"})
-    Options = ContainsOptions
     default_mode: ClassVar[Literal["any", "all"]]
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: ContainsOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, ContainsOptions)
         self.opts = options
         self.mode = options.mode or self.default_mode
         given = options.values if options.values is not None else options.value
@@ -61,12 +60,11 @@ class _ContainsBase(Metric):
         return wanted, [normalize(w, case_insensitive=insensitive) in haystack for w in wanted]
 
 
-@register_metric
+@metric("contains")
 class Contains(_ContainsBase):
     """The response contains the value(s): all of them (``mode: all``, the default; the score
     is the fraction found) or any one (``mode: any``; 1 or 0)."""
 
-    name: ClassVar[str] = "contains"
     default_mode = "all"
 
     def measure(self, ctx: MetricContext) -> Score:
@@ -80,12 +78,11 @@ class Contains(_ContainsBase):
         return Score(score, reasoning=reason, details={"missing": missing} if missing else None)
 
 
-@register_metric
+@metric("not_contains")
 class NotContains(_ContainsBase):
     """The response avoids the value(s): none of them may appear (``mode: any``, the default;
     the score is the fraction absent), or not all of them together (``mode: all``; 1 or 0)."""
 
-    name: ClassVar[str] = "not_contains"
     default_mode = "any"
 
     def measure(self, ctx: MetricContext) -> Score:
@@ -118,18 +115,15 @@ class RegexOptions(MetricOptions):
         return value
 
 
-@register_metric
-class Regex(Metric):
+@metric("regex")
+class Regex(Metric[RegexOptions]):
     """1.0 when the pattern matches the response: anywhere (``match: search``, the default),
     or the whole response (``match: full``)."""
 
-    name: ClassVar[str] = "regex"
     requires = frozenset({"response"})
-    Options = RegexOptions
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: RegexOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, RegexOptions)
         flags = re.IGNORECASE if options.case_insensitive else 0
         flags |= re.MULTILINE if options.multiline else 0
         flags |= re.DOTALL if options.dotall else 0

@@ -15,9 +15,10 @@ from assay.metrics.base import (
     Metric,
     MetricContext,
     MetricOptions,
+    OptionsT,
     Score,
-    register_metric,
 )
+from assay.metrics.registry import metric
 from assay.results.models import TokenUsage
 
 
@@ -25,7 +26,7 @@ def budget_score(used: float, budget: float) -> float:
     return 1.0 if used <= budget else budget / used
 
 
-class _Budget(Metric):
+class _Budget(Metric[OptionsT]):
     dimension: ClassVar[str] = "performance"
     requires = frozenset()
 
@@ -41,18 +42,15 @@ class LatencyOptions(MetricOptions):
     max_ms: float = Field(gt=0)
 
 
-@register_metric
-class Latency(_Budget):
+@metric("latency")
+class Latency(_Budget[LatencyOptions]):
     """The turn's wall-clock time (request sent to reply received) against ``max_ms``."""
-
-    name: ClassVar[str] = "latency"
-    Options = LatencyOptions
 
     def missing_input(self, ctx: MetricContext) -> str | None:
         return None if ctx.latency_ms is not None else "no latency measured for this turn"
 
     def measure(self, ctx: MetricContext) -> Score:
-        assert ctx.latency_ms is not None and isinstance(self.options, LatencyOptions)
+        assert ctx.latency_ms is not None
         latency, budget = ctx.latency_ms, self.options.max_ms
         return self.verdict(latency, budget, "ms", {"latency_ms": latency, "max_ms": budget})
 
@@ -73,20 +71,17 @@ class TokenBudgetOptions(MetricOptions):
     count: TokenCount = "total"
 
 
-@register_metric
-class TokenBudget(_Budget):
+@metric("token_budget")
+class TokenBudget(_Budget[TokenBudgetOptions]):
     """The turn's token use, as the target reported it, against ``max_tokens``: ``count``
     picks total (the default; prompt + completion when no total is given), completion or
     prompt tokens."""
-
-    name: ClassVar[str] = "token_budget"
-    Options = TokenBudgetOptions
 
     def missing_input(self, ctx: MetricContext) -> str | None:
         return None if ctx.token_usage is not None else "the target reported no token usage"
 
     def measure(self, ctx: MetricContext) -> Score:
-        assert ctx.token_usage is not None and isinstance(self.options, TokenBudgetOptions)
+        assert ctx.token_usage is not None
         opts = self.options
         used = tokens_used(ctx.token_usage, opts.count)
         details = {"tokens": used, "count": opts.count, "max_tokens": opts.max_tokens}
@@ -97,18 +92,15 @@ class TurnEfficiencyOptions(MetricOptions):
     expected_turns: int = Field(ge=1)
 
 
-@register_metric
-class TurnEfficiency(_Budget):
+@metric("turn_efficiency")
+class TurnEfficiency(_Budget[TurnEfficiencyOptions]):
     """A conversation's turns against ``expected_turns``: 1 when it took at most that many,
     else expected / used. Counts the turns the agent was sent (skipped turns are not)."""
 
-    name: ClassVar[str] = "turn_efficiency"
     kind = "conversation"
     scope = "test"
     requires = frozenset({"multi_turn"})
-    Options = TurnEfficiencyOptions
 
     def measure_conversation(self, conv: ConversationContext) -> Score:
-        assert isinstance(self.options, TurnEfficiencyOptions)
         used, expected = len(conv.turns), self.options.expected_turns
         return self.verdict(used, expected, "turns", {"turns": used, "expected": expected})

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from assay.metrics._text import no_words_score, words
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 
 RougeType = Literal["rouge1", "rouge2", "rougeL"]
 
@@ -65,19 +66,16 @@ class RougeOptions(MetricOptions):
     type: RougeType = "rougeL"
 
 
-@register_metric
-class Rouge(Metric):
+@metric("rouge")
+class Rouge(Metric[RougeOptions]):
     """The ROUGE F-measure of the configured ``type`` (rougeL by default). Two texts without
     words score 1; one without words scores 0. Passes at 0.5 by default."""
 
-    name: ClassVar[str] = "rouge"
     requires = frozenset({"response", "ground_truth"})
-    Options = RougeOptions
     default_threshold = 0.5
 
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None and ctx.ground_truth is not None
-        assert isinstance(self.options, RougeOptions)
         kind = self.options.type
         predicted, expected = words(ctx.response), words(ctx.ground_truth)
         empty = no_words_score(predicted, expected, {"type": kind})

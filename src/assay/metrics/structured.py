@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
 from assay.metrics._json import NotJson, load_json
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 
 MAX_REPORTED_ERRORS = 5
 
@@ -16,16 +17,14 @@ class JsonOptions(MetricOptions):
     allow_code_fence: bool = False  # accept a reply that is one ```json fenced block
 
 
-@register_metric
-class JsonValid(Metric):
+@metric("json_valid")
+class JsonValid(Metric[JsonOptions]):
     """1.0 when the whole response parses as JSON."""
 
-    name: ClassVar[str] = "json_valid"
     requires = frozenset({"response"})
-    Options = JsonOptions
 
     def measure(self, ctx: MetricContext) -> Score:
-        assert ctx.response is not None and isinstance(self.options, JsonOptions)
+        assert ctx.response is not None
         try:
             load_json(ctx.response, allow_code_fence=self.options.allow_code_fence)
         except NotJson as exc:
@@ -60,18 +59,15 @@ class JsonSchemaOptions(JsonOptions):
         return value
 
 
-@register_metric
-class JsonSchema(Metric):
+@metric("json_schema")
+class JsonSchema(Metric[JsonSchemaOptions]):
     """1.0 when the response is JSON valid against ``schema`` (any JSON Schema draft; the
     ``$schema`` key picks it, else the latest). The first errors are in the details."""
 
-    name: ClassVar[str] = "json_schema"
     requires = frozenset({"response"})
-    Options = JsonSchemaOptions
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: JsonSchemaOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, JsonSchemaOptions)
         self.allow_code_fence = options.allow_code_fence
         from jsonschema.validators import validator_for
 

@@ -11,12 +11,12 @@ from assay.models.base import ChatModel
 from assay.models.cache import ResponseCache
 from assay.models.openai import OpenAIChatModel
 from assay.net import RetryPolicy
+from assay.registry import Registry
 from assay.secrets import REDACTOR, is_own_host
 
-PROVIDERS: dict[str, type[ChatModel]] = {
-    "openai": OpenAIChatModel,
-    "anthropic": AnthropicChatModel,
-}
+PROVIDERS: Registry[type[ChatModel]] = Registry("model provider")
+PROVIDERS.register("openai", OpenAIChatModel)
+PROVIDERS.register("anthropic", AnthropicChatModel)
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
@@ -30,7 +30,7 @@ def api_key_for(config: ModelConfig, source: str = "judge") -> str | None:
     llama.cpp, a colleague's proxy) gets no key unless the suite names its variable."""
     if config.api_key_env is not None:
         env = config.api_key_env
-    elif is_own_host(config.base_url, PROVIDERS[config.provider].default_base_url):
+    elif is_own_host(config.base_url, PROVIDERS.get(config.provider).default_base_url):
         env = DEFAULT_KEY_ENV[config.provider]
     else:
         return None
@@ -61,5 +61,5 @@ def make_model(
     """A chat model for ``config``; ``cache=None`` bypasses the response cache
     (``--no-cache``). ``source`` names where the config came from in errors.
     Raises ConfigError when the API key is missing."""
-    cls = PROVIDERS[config.provider]
+    cls = PROVIDERS.get(config.provider)
     return cls(config, api_key=api_key_for(config, source), cache=cache, retry=retry)

@@ -1,4 +1,4 @@
-"""Report formats by name, and the format a file extension implies."""
+"""Report formats by name (a renderer each), and the format a file extension implies."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay.errors import ConfigError, Problem
+from assay.registry import Registry, UnknownName
 from assay.reporters.html import render_html
 from assay.reporters.json_report import render_json
 from assay.reporters.junit import render_junit
@@ -14,12 +15,11 @@ from assay.results.models import Report
 
 Renderer = Callable[[Report], str]
 
-FORMATS: dict[str, Renderer] = {
-    "json": render_json,
-    "markdown": render_markdown,
-    "junit": render_junit,
-    "html": render_html,
-}
+FORMATS: Registry[Renderer] = Registry("report format")
+FORMATS.register("json", render_json)
+FORMATS.register("markdown", render_markdown)
+FORMATS.register("junit", render_junit)
+FORMATS.register("html", render_html)
 EXTENSIONS = {
     ".json": "json",
     ".md": "markdown",
@@ -45,24 +45,15 @@ def format_for_path(path: Path, explicit: str | None = None) -> str:
                 )
             ]
         )
-    if fmt not in FORMATS:
-        raise ConfigError(
-            [
-                Problem(
-                    "options",
-                    "--format",
-                    (
-                        f"unknown report format {fmt!r}; "
-                        f"expected one of {', '.join(sorted(FORMATS))}"
-                    ),
-                )
-            ]
-        )
+    try:
+        FORMATS.get(fmt)
+    except UnknownName as exc:
+        raise ConfigError([Problem("options", "--format", str(exc))]) from None
     return fmt
 
 
 def render(report: Report, fmt: str) -> str:
-    return FORMATS[fmt](report)
+    return FORMATS.get(fmt)(report)
 
 
 def write_report(report: Report, path: Path, fmt: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -21,12 +21,12 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a public record, by its CLI name."""
+    if name == "suite":  # made from the loader's models and the metric registry
+        from assay.cases.schema import suite_schema
+
+        return suite_schema()
     # Records describe assay's output, where every field is always present: the
     # serialisation schema marks them required (as contract §2 does for tool_calls, errors...).
-    # The suite schema describes input, where defaults may be left out.
-    mode: Literal["validation", "serialization"] = (
-        "validation" if name == "suite" else "serialization"
-    )
-    schema = SCHEMA_MODELS[name].model_json_schema(mode=mode)
+    schema = SCHEMA_MODELS[name].model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay._isolation import describe
 from assay.cases.models import TestCase, Turn
@@ -22,6 +22,9 @@ from assay.results.models import MetricResult, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
 from assay.targets.base import Message, Reply, Target, TurnRequest
 
+if TYPE_CHECKING:
+    from assay.models.protocol import JudgeModel
+
 # Two failed turns in a row mean the conversation cannot recover (SPEC §4).
 MAX_CONSECUTIVE_FAILURES = 2
 
@@ -30,7 +33,7 @@ MAX_CONSECUTIVE_FAILURES = 2
 class CaseSettings:
     turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S
     metric_timeout_s: float = DEFAULT_METRIC_TIMEOUT_S
-    judge: Any = None  # an assay.models chat model, when one is configured
+    judge: JudgeModel | None = None  # when one is configured
     run_id: str = ""
 
 

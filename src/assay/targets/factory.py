@@ -5,13 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from assay.config import DEFAULT_RETRIES, TargetConfig
 from assay.config import HttpTarget as HttpTargetConfig
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net import RetryPolicy
+from assay.registry import Registry, UnknownName
 from assay.targets.base import AgentSession, Target
+
+# builds a target from its config, the suite's folder and the retry policy
+TargetBuilder = Callable[[TargetConfig, Path | None, RetryPolicy], Target]
+TARGETS: Registry[TargetBuilder] = Registry("target")
 
 _MODULE_FUNCTION = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -57,24 +63,41 @@ def make_target(
 
 def _build(config: TargetConfig, base_dir: Path | None, retries: int | RetryPolicy) -> Target:
     policy = retries if isinstance(retries, RetryPolicy) else RetryPolicy(retries=retries)
-    if config.python is not None:
-        from assay.targets.python import PythonTarget
+    try:
+        build = TARGETS.get(config.kind)
+    except UnknownName as exc:
+        raise ConfigError([Problem("suite", "target", str(exc))]) from None
+    return build(config, base_dir, policy)
 
-        search = (base_dir,) if base_dir else ()
-        return PythonTarget(config.python, search)
-    if config.http is not None:
-        from assay.targets.http import HttpTarget
 
-        return HttpTarget(config.http, policy, variables=config.http.vars)
-    if config.openai is not None:
-        from assay.targets.openai import OpenAITarget
+# each target's module is imported when a suite uses it: http and openai pull in aiohttp
 
-        return OpenAITarget(config.openai, policy)
-    if config.demo == "travel":
-        return DemoTarget(policy)
-    raise ConfigError(
-        [Problem("suite", "target", f"the {config.kind} target is not available in this build")]
-    )
+
+def _python(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) -> Target:
+    from assay.targets.python import PythonTarget
+
+    assert config.python is not None
+    return PythonTarget(config.python, (base_dir,) if base_dir else ())
+
+
+def _http(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) -> Target:
+    from assay.targets.http import HttpTarget
+
+    assert config.http is not None
+    return HttpTarget(config.http, policy, variables=config.http.vars)
+
+
+def _openai(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) -> Target:
+    from assay.targets.openai import OpenAITarget
+
+    assert config.openai is not None
+    return OpenAITarget(config.openai, policy)
+
+
+def _demo(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) -> Target:
+    if config.demo != "travel":
+        raise ConfigError([Problem("suite", "target.demo", f"no demo agent {config.demo!r}")])
+    return DemoTarget(policy)
 
 
 class DemoTarget(Target):
@@ -113,3 +136,9 @@ class DemoTarget(Target):
             await self._http.aclose()
             self._http = None
         await asyncio.to_thread(self._server.close)
+
+
+TARGETS.register("python", _python)
+TARGETS.register("http", _http)
+TARGETS.register("openai", _openai)
+TARGETS.register("demo", _demo)

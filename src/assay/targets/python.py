@@ -3,46 +3,17 @@ returning a string or a dict shaped like the http default reply (SPEC §4)."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assay._imports import import_callable
 from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
-from assay.errors import ConfigError, Problem, SessionLost, TargetError
+from assay.errors import SessionLost, TargetError
 from assay.targets.base import AgentSession, Reply, Target, TurnRequest, reply_from_payload
 
 AgentFunction = Callable[[str, str], Any]
-
-
-def import_callable(spec: str, search_dirs: tuple[Path, ...] = (), what: str = "target") -> Any:
-    """Import ``module:attr``; search ``search_dirs`` (the suite's folder, the cwd) first."""
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError([Problem("options", what, f"expected 'module:function', got {spec!r}")])
-    for folder in (*search_dirs, Path.cwd()):
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
-    try:
-        module = importlib.import_module(module_name)
-    except KeyboardInterrupt:  # Ctrl-C while importing: the user's, not the module's
-        raise
-    except BaseException as exc:  # any import-time failure, sys.exit too
-        raise ConfigError(
-            [Problem("options", what, f"cannot import module {module_name!r}: {describe(exc)}")]
-        ) from None
-    fn: Any = module
-    for part in attr.split("."):
-        fn = getattr(fn, part, None)
-        if fn is None:
-            raise ConfigError(
-                [Problem("options", what, f"module {module_name!r} has no attribute {attr!r}")]
-            )
-    if not callable(fn):
-        raise ConfigError([Problem("options", what, f"{spec!r} is not callable")])
-    return fn
 
 
 class _PythonSession(AgentSession):

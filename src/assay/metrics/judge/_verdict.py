@@ -13,11 +13,14 @@ import json
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import JudgeError
 from assay.results.models import TokenUsage
 from assay.secrets import REDACTOR
+
+if TYPE_CHECKING:
+    from assay.models.protocol import JudgeModel
 
 MAX_REASKS = 2
 _MAX_ECHO_CHARS = 4000  # of an invalid reply, shown back to the judge
@@ -108,7 +111,7 @@ class Sample:
 
 
 async def ask(
-    judge: Any,
+    judge: JudgeModel,
     messages: Sequence[Mapping[str, str]],
     verdict: Verdict,
     *,

@@ -14,11 +14,13 @@ import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
+from typing_extensions import TypeVar
 
 from assay.metrics.base import (
+    NO_JUDGE,
     ConversationContext,
     Exchange,
     Metric,
@@ -29,6 +31,9 @@ from assay.metrics.base import (
 from assay.metrics.judge._verdict import Verdict, aggregate, ask, scale_verdict, usage_details
 from assay.results.models import MetricKind, MetricResult, ToolInvocation
 from assay.secrets import REDACTOR, redact_value
+
+if TYPE_CHECKING:
+    from assay.models.protocol import JudgeModel
 
 # With several samples and no temperature given, sample the judge's own distribution.
 SAMPLING_TEMPERATURE = 1.0
@@ -115,13 +120,15 @@ def judge_messages(instructions: str, body: str, verdict: Verdict) -> list[dict[
 
 async def run_judge(
     metric: Metric,
-    judge: Any,
+    judge: JudgeModel | None,
     messages: Sequence[Mapping[str, str]],
     verdict: Verdict,
     options: JudgeOptions,
 ) -> MetricResult:
     """Ask ``judge`` for ``options.samples`` verdicts and record the median as a result."""
     started = time.perf_counter()
+    if judge is None:  # the runner does not score a judge metric without one
+        return metric.failure(NO_JUDGE, started)
     n = options.samples
     temperature = options.temperature
     if temperature is None and n > 1:
@@ -158,7 +165,10 @@ async def run_judge(
     return metric.result(Score(agg.score, reasoning=reasoning, details=details), started, **extra)
 
 
-class JudgeMetric(Metric):
+JudgeOptionsT = TypeVar("JudgeOptionsT", bound=JudgeOptions, default=JudgeOptions, covariant=True)
+
+
+class JudgeMetric(Metric[JudgeOptionsT]):
     """A turn metric scored by the judge. Subclasses set ``prompt``, ``reads`` (fields the
     judge is shown; required ones belong in ``requires`` too), ``verdict`` and the
     dimension and threshold."""
@@ -166,15 +176,13 @@ class JudgeMetric(Metric):
     kind: ClassVar[MetricKind] = "judge"
     dimension: ClassVar[str] = "reasoning"
     requires: ClassVar[frozenset[str]] = frozenset({"response", "judge"})
-    Options: ClassVar[type[MetricOptions]] = JudgeOptions
     default_threshold: ClassVar[float | None] = 0.5
     prompt: ClassVar[str] = ""
     reads: ClassVar[tuple[Field_, ...]] = ("input", "response")
     verdict: ClassVar[Verdict] = scale_verdict(1, 5)
 
     @property
-    def judge_options(self) -> JudgeOptions:
-        assert isinstance(self.options, JudgeOptions)
+    def judge_options(self) -> JudgeOptionsT:
         return self.options
 
     def make_verdict(self) -> Verdict:
@@ -198,7 +206,7 @@ class JudgeMetric(Metric):
         return await run_judge(self, ctx.judge, messages, self.make_verdict(), self.judge_options)
 
 
-class ConversationJudgeMetric(JudgeMetric):
+class ConversationJudgeMetric(JudgeMetric[JudgeOptionsT]):
     """Scored once per multi-turn test, over the whole transcript."""
 
     kind: ClassVar[MetricKind] = "conversation"

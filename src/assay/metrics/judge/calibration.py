@@ -14,13 +14,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from assay.datasets.readers import Table, fail, open_table
 from assay.errors import DatasetError, Problem
 from assay.metrics.base import Metric, MetricContext
 from assay.metrics.judge.agreement import Confusion, spearman
 from assay.results.models import MetricResult
+
+if TYPE_CHECKING:
+    from assay.models.protocol import JudgeModel
 
 LabelKind = Literal["binary", "numeric"]
 
@@ -144,7 +147,7 @@ class Scored:
 
 
 async def score_rows(
-    metric: Metric, judge: Any, rows: Sequence[LabelledRow], concurrency: int = 8
+    metric: Metric, judge: JudgeModel, rows: Sequence[LabelledRow], concurrency: int = 8
 ) -> list[Scored]:
     """The metric on every row, ``concurrency`` at a time; rows keep their order."""
     gate = asyncio.Semaphore(concurrency)

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from assay.metrics.base import ConversationContext, register_metric
+from assay.metrics.base import ConversationContext
 from assay.metrics.judge._verdict import Judgement, Verdict, object_schema
-from assay.metrics.judge.base import ConversationJudgeMetric, JudgeOptions, material, render_history
+from assay.metrics.judge.base import (
+    ConversationJudgeMetric,
+    JudgeOptions,
+    JudgeOptionsT,
+    material,
+    render_history,
+)
+from assay.metrics.registry import metric
 
 CONTEXT_RETENTION_PROMPT = """\
 Evaluate CONTEXT RETENTION over this conversation: does the assistant remember and
@@ -56,19 +63,17 @@ it is not when it ignores the message, answers something else, or repeats itself
 purpose. Give one verdict per turn, numbered as in the transcript, in "turns"."""
 
 
-class _ScaleConversationMetric(ConversationJudgeMetric):
+class _ScaleConversationMetric(ConversationJudgeMetric[JudgeOptionsT]):
     default_threshold: ClassVar[float | None] = 0.5
 
 
-@register_metric
+@metric("context_retention")
 class ContextRetention(_ScaleConversationMetric):
-    name: ClassVar[str] = "context_retention"
     prompt: ClassVar[str] = CONTEXT_RETENTION_PROMPT
 
 
-@register_metric
+@metric("conversation_completeness")
 class ConversationCompleteness(_ScaleConversationMetric):
-    name: ClassVar[str] = "conversation_completeness"
     prompt: ClassVar[str] = CONVERSATION_COMPLETENESS_PROMPT
 
 
@@ -76,15 +81,12 @@ class RoleAdherenceOptions(JudgeOptions):
     role: str | None = None  # the assistant's role, e.g. "a travel agent for ACME Air"
 
 
-@register_metric
-class RoleAdherence(_ScaleConversationMetric):
-    name: ClassVar[str] = "role_adherence"
-    Options = RoleAdherenceOptions
+@metric("role_adherence")
+class RoleAdherence(_ScaleConversationMetric[RoleAdherenceOptions]):
     prompt: ClassVar[str] = ROLE_ADHERENCE_PROMPT
 
     def conversation_material(self, conv: ConversationContext) -> str:
         opts = self.options
-        assert isinstance(opts, RoleAdherenceOptions)
         fields = {"assistant_role": opts.role, "conversation": render_history(conv.turns)}
         return material(fields, ["assistant_role", "conversation"])
 
@@ -119,11 +121,10 @@ def turn_verdict(turn_count: int) -> Verdict:
     return Verdict(schema, read)
 
 
-@register_metric
+@metric("turn_relevancy")
 class TurnRelevancy(ConversationJudgeMetric):
     """The share of assistant replies relevant to their turn; per-turn verdicts in details."""
 
-    name: ClassVar[str] = "turn_relevancy"
     default_threshold: ClassVar[float | None] = 0.7
     prompt: ClassVar[str] = TURN_RELEVANCY_PROMPT
 

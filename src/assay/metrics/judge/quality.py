@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from assay.metrics.base import register_metric
 from assay.metrics.judge.base import Field_, JudgeMetric
+from assay.metrics.registry import metric
 
 CORRECTNESS_PROMPT = """\
 Evaluate the CORRECTNESS of the response: does it give the same answer as the reference
@@ -112,11 +112,10 @@ Scoring (1-5):
 1 - the task is not attempted, or the response claims work that was not done"""
 
 
-@register_metric
+@metric("correctness")
 class Correctness(JudgeMetric):
     """The response against the turn's ground truth (its Answer)."""
 
-    name: ClassVar[str] = "correctness"
     dimension: ClassVar[str] = "comparison"
     requires: ClassVar[frozenset[str]] = frozenset({"response", "ground_truth", "judge"})
     default_threshold: ClassVar[float | None] = 0.7
@@ -124,56 +123,49 @@ class Correctness(JudgeMetric):
     reads: ClassVar[tuple[Field_, ...]] = ("input", "response", "ground_truth")
 
 
-@register_metric
+@metric("relevance")
 class Relevance(JudgeMetric):
-    name: ClassVar[str] = "relevance"
     prompt: ClassVar[str] = RELEVANCE_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("history", "input", "response")
 
 
-@register_metric
+@metric("coherence")
 class Coherence(JudgeMetric):
-    name: ClassVar[str] = "coherence"
     prompt: ClassVar[str] = COHERENCE_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("input", "response")
 
 
-@register_metric
+@metric("fluency")
 class Fluency(JudgeMetric):
-    name: ClassVar[str] = "fluency"
     prompt: ClassVar[str] = FLUENCY_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("response",)
 
 
-@register_metric
+@metric("completeness")
 class Completeness(JudgeMetric):
     """Every part of the question answered (and the Answer's key points, when there is one)."""
 
-    name: ClassVar[str] = "completeness"
     prompt: ClassVar[str] = COMPLETENESS_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("input", "response", "ground_truth")
 
 
-@register_metric
+@metric("groundedness")
 class Groundedness(JudgeMetric):
     """Every claim of the response supported by the turn's context."""
 
-    name: ClassVar[str] = "groundedness"
     requires: ClassVar[frozenset[str]] = frozenset({"response", "context", "judge"})
     default_threshold: ClassVar[float | None] = 0.7
     prompt: ClassVar[str] = GROUNDEDNESS_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("context", "input", "response")
 
 
-@register_metric
+@metric("intent_resolution")
 class IntentResolution(JudgeMetric):
-    name: ClassVar[str] = "intent_resolution"
     prompt: ClassVar[str] = INTENT_RESOLUTION_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("history", "input", "response")
 
 
-@register_metric
+@metric("task_adherence")
 class TaskAdherence(JudgeMetric):
-    name: ClassVar[str] = "task_adherence"
     prompt: ClassVar[str] = TASK_ADHERENCE_PROMPT
     reads: ClassVar[tuple[Field_, ...]] = ("history", "input", "tool_calls", "response")

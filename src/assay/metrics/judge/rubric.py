@@ -20,9 +20,10 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from assay.metrics.base import MetricContext, register_metric
+from assay.metrics.base import MetricContext
 from assay.metrics.judge._verdict import Verdict, scale_verdict
 from assay.metrics.judge.base import TAGS, Field_, JudgeMetric, JudgeOptions, turn_fields
+from assay.metrics.registry import metric
 
 RUBRIC_PROMPT = """\
 Evaluate the material below against these criteria:
@@ -68,16 +69,13 @@ class RubricOptions(JudgeOptions):
         return list(dict.fromkeys(value))
 
 
-@register_metric
-class Rubric(JudgeMetric):
-    name: ClassVar[str] = "rubric"
-    Options = RubricOptions
+@metric("rubric")
+class Rubric(JudgeMetric[RubricOptions]):
     default_threshold: ClassVar[float | None] = 0.5
     prompt: ClassVar[str] = RUBRIC_PROMPT
 
     @property
     def rubric(self) -> RubricOptions:
-        assert isinstance(self.options, RubricOptions)
         return self.options
 
     def make_verdict(self) -> Verdict:

@@ -8,6 +8,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from pydantic import Field
+from typing_extensions import TypeVar
+
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
 
 MASK = "*"
@@ -72,7 +75,15 @@ def scan(text: str, detectors: Sequence[Detector], allow: Sequence[str] = ()) ->
     return sorted(findings, key=lambda f: f.start)
 
 
-class ScanMetric(Metric):
+class ScanOptions(MetricOptions):
+    kinds: Sequence[str] | None = Field(default=None, min_length=1)  # default: every kind
+    allow: list[str] = Field(default_factory=list)  # values that may appear
+
+
+ScanOptionsT = TypeVar("ScanOptionsT", bound=ScanOptions, default=ScanOptions, covariant=True)
+
+
+class ScanMetric(Metric[ScanOptionsT]):
     """Passes (1.0) when nothing is found; fails (0.0) naming each kind found, masked."""
 
     requires = frozenset({"response"})
@@ -80,11 +91,11 @@ class ScanMetric(Metric):
     detectors: ClassVar[tuple[Detector, ...]]
     what: ClassVar[str]
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: ScanOptionsT) -> None:
         super().__init__(options)
-        kinds: Sequence[str] | None = getattr(options, "kinds", None)
+        kinds = options.kinds
         self.active = tuple(d for d in self.detectors if kinds is None or d.kind in kinds)
-        self.allow: Sequence[str] = getattr(options, "allow", ())
+        self.allow: Sequence[str] = options.allow
 
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None

@@ -13,12 +13,12 @@ so a scan is linear in the reply (``tests/metrics/test_detectors_linear.py``).
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from assay.metrics.base import MetricOptions, register_metric
-from assay.metrics.safety._scan import Detector, ScanMetric
+from assay.metrics.registry import metric
+from assay.metrics.safety._scan import Detector, ScanMetric, ScanOptions
 
 SecretKind = Literal[
     "openai_key",
@@ -79,17 +79,15 @@ DETECTORS = (
 )
 
 
-class SecretsOptions(MetricOptions):
+class SecretsOptions(ScanOptions):
     kinds: list[SecretKind] | None = Field(default=None, min_length=1)  # default: every kind
     allow: list[str] = Field(default_factory=list)  # known-public values (test keys)
 
 
-@register_metric
-class Secrets(ScanMetric):
+@metric("secrets")
+class Secrets(ScanMetric[SecretsOptions]):
     """1.0 when the response holds no credential of the checked kinds; 0.0 otherwise, naming
     each kind found (prefix and length only)."""
 
-    name: ClassVar[str] = "secrets"
-    Options = SecretsOptions
     detectors = DETECTORS
     what = "credentials"

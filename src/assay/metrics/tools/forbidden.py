@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
+from pydantic.config import JsonDict
 
-from assay.metrics.base import Metric, MetricContext, MetricOptions, Score, register_metric
+from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
+from assay.metrics.registry import metric
 from assay.metrics.tools.assertions import ExpectedTool, check_tool
 from assay.metrics.tools.matchers import Matcher, MatcherError, parse_matcher
 
@@ -38,8 +40,24 @@ def forbidden_step(raw: str | dict[str, Any], where: str) -> ExpectedTool:
     return ExpectedTool(name=name, args=matchers, count=0)
 
 
+# what forbidden_step accepts, for the suite schema
+_STEP_SCHEMA: JsonDict = {
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string", "minLength": 1}, "args": {"type": "object"}},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    ]
+}
+
+
 class ForbiddenOptions(MetricOptions):
-    tools: list[str | dict[str, Any]] = Field(min_length=1)
+    tools: list[str | dict[str, Any]] = Field(
+        min_length=1, json_schema_extra={"items": _STEP_SCHEMA}
+    )
 
     @field_validator("tools")
     @classmethod
@@ -49,19 +67,16 @@ class ForbiddenOptions(MetricOptions):
         return value
 
 
-@register_metric
-class ForbiddenTools(Metric):
+@metric("forbidden_tools")
+class ForbiddenTools(Metric[ForbiddenOptions]):
     """1.0 when the turn called none of the forbidden tools; 0.0 naming those it called."""
 
-    name: ClassVar[str] = "forbidden_tools"
     kind = "tool"
     dimension: ClassVar[str] = "tool_use"
     requires = frozenset()
-    Options = ForbiddenOptions
 
-    def __init__(self, options: MetricOptions) -> None:
+    def __init__(self, options: ForbiddenOptions) -> None:
         super().__init__(options)
-        assert isinstance(options, ForbiddenOptions)
         self.steps = [forbidden_step(raw, f"tools[{i}]") for i, raw in enumerate(options.tools)]
 
     def measure(self, ctx: MetricContext) -> Score:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
 
-from assay.metrics.base import ConversationContext, Metric, Score, register_metric
+from assay.metrics.base import ConversationContext, Metric, Score
+from assay.metrics.registry import metric
 from assay.metrics.tools._alignment import in_order, longest_common, max_matching
 from assay.metrics.tools.assertions import ExpectedTool, check_tool
 from assay.results.models import ToolInvocation
@@ -105,11 +106,9 @@ def _unmatched_reason(t: Trajectory) -> str | None:
     return "; ".join(parts) or None
 
 
-@register_metric
+@metric("trajectory_exact_match")
 class TrajectoryExactMatch(_TrajectoryMetric):
     """1 when the calls are exactly the expected steps, in order, nothing more."""
-
-    name: ClassVar[str] = "trajectory_exact_match"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         for i in range(min(len(t.expected), len(t.calls))):
@@ -121,12 +120,10 @@ class TrajectoryExactMatch(_TrajectoryMetric):
         return 1.0, None, {}
 
 
-@register_metric
+@metric("trajectory_in_order_match")
 class TrajectoryInOrderMatch(_TrajectoryMetric):
     """1 when the expected steps occur in order among the calls; other calls may come
     between them."""
-
-    name: ClassVar[str] = "trajectory_in_order_match"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         placed = in_order(len(t.expected), len(t.calls), t.match)
@@ -140,12 +137,10 @@ class TrajectoryInOrderMatch(_TrajectoryMetric):
         return 0.0, f"step {k} ({t.expected[k].name!r}) has no matching call after step {k - 1}", {}
 
 
-@register_metric
+@metric("trajectory_any_order_match")
 class TrajectoryAnyOrderMatch(_TrajectoryMetric):
     """1 when every expected step has a call of its own, in any order; other calls may
     occur too."""
-
-    name: ClassVar[str] = "trajectory_any_order_match"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         if len(t.matching) == len(t.expected):
@@ -154,12 +149,10 @@ class TrajectoryAnyOrderMatch(_TrajectoryMetric):
         return 0.0, "; ".join(t.why_missing(i) for i in missing[:3]), {}
 
 
-@register_metric
+@metric("trajectory_precision")
 class TrajectoryPrecision(_TrajectoryMetric):
     """Calls that match an expected step (one call per step) / all calls. No calls: 1 when
     nothing was expected, else 0."""
-
-    name: ClassVar[str] = "trajectory_precision"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         if not t.calls:
@@ -168,12 +161,10 @@ class TrajectoryPrecision(_TrajectoryMetric):
         return score, _unmatched_reason(t) if score < 1 else None, {"matched": len(t.matching)}
 
 
-@register_metric
+@metric("trajectory_recall")
 class TrajectoryRecall(_TrajectoryMetric):
     """Expected steps matched by a call (one call per step) / expected steps; 1 when
     nothing was expected."""
-
-    name: ClassVar[str] = "trajectory_recall"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         if not t.expected:
@@ -182,12 +173,10 @@ class TrajectoryRecall(_TrajectoryMetric):
         return score, _unmatched_reason(t) if score < 1 else None, {"matched": len(t.matching)}
 
 
-@register_metric
+@metric("trajectory_lcs_ratio")
 class TrajectoryLcsRatio(_TrajectoryMetric):
     """The longest common subsequence of steps and calls / the longer of the two; both
     empty: 1."""
-
-    name: ClassVar[str] = "trajectory_lcs_ratio"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         longest = max(len(t.expected), len(t.calls))
@@ -199,13 +188,11 @@ class TrajectoryLcsRatio(_TrajectoryMetric):
         return score, reason, {"lcs": len(pairs)}
 
 
-@register_metric
+@metric("tool_selection_jaccard")
 class ToolSelectionJaccard(_TrajectoryMetric):
     """Which tools, not how: |expected names ∩ called names| / |expected ∪ called|, each
     name once, a called name counting for an expected one it contains. Arguments, order and
     counts are ignored; both empty: 1."""
-
-    name: ClassVar[str] = "tool_selection_jaccard"
 
     def compare(self, t: Trajectory) -> tuple[float, str | None, dict[str, Any]]:
         wanted = sorted({s.name for s in t.expected})
