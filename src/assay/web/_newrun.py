@@ -18,8 +18,7 @@ from typing import Any
 import yaml
 
 from assay.errors import ConfigError, Problem
-from assay.metrics.base import METRICS
-from assay.metrics.registry import build_metric
+from assay.metrics.registry import METRICS, build_metric
 from assay.web._runs import RunSpec
 from assay.web._uploads import Uploads
 from assay.web.schemas import NewRun
@@ -35,7 +34,8 @@ _KEY_ENV = re.compile(r"^[A-Z][A-Z0-9_]*(API_KEY|_KEY|_TOKEN)$")
 def offered_metrics() -> list[str]:
     """Metrics a dataset row can use with no options: per-turn ones that build from ``{}``."""
     names = []
-    for name, cls in sorted(METRICS.items()):
+    for entry in METRICS.entries():
+        name, cls = entry.name, entry.item
         if cls.scope != "turn":
             continue
         try:
