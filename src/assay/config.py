@@ -17,6 +17,10 @@ DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
 DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed
+# A model call's reply length when none is set: small local models otherwise run on to
+# the context limit (or past the timeout) when they lose the thread.
+DEFAULT_MODEL_MAX_TOKENS = 1024
+StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
 
 
 class _Strict(BaseModel):
@@ -109,7 +113,11 @@ class ModelConfig(_Strict):
     base_url: str | None = None
     api_key_env: str | None = None
     temperature: float = 0.0
-    max_tokens: int | None = Field(default=None, ge=1)
+    # null sends none (the server's own limit applies)
+    max_tokens: int | None = Field(default=DEFAULT_MODEL_MAX_TOKENS, ge=1)
+    # how JSON replies are asked for; "auto" tries json_schema, then json_object with the
+    # schema, then plain text with an example in the prompt, and remembers what worked
+    structured_output: StructuredOutput = "auto"
     timeout_s: float = Field(default=60.0, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
