@@ -175,6 +175,9 @@ class TurnSpec(_Strict):
     metrics: list[MetricSpec] | None = None
 
 
+_GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
+
+
 class TestSpec(_Strict):
     __test__ = False  # not a pytest class
 
@@ -190,17 +193,23 @@ class TestSpec(_Strict):
     # scripted multi-turn
     turns: list[TurnSpec] | None = None
     expected_trajectory: list[ExpectedToolSpec] | None = None
-    # goal-driven (specs/test-types.txt)
+    # goal-driven (specs/test-types.txt); ``turns``, when given, open the conversation
     goal: str | None = None
     instructions: str | None = None
     scenario: str | None = None
     restrictions: str | None = None
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_MAX_TURNS)
     min_turns: int | None = Field(default=None, ge=1)
+    # the evaluation contract stated in the suite (no derivation): behaviours of the agent,
+    # prohibited ones written without negation ("Promise a refund")
+    required: list[str] | None = None
+    prohibited: list[str] | None = None
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
-        shapes = [k for k in ("input", "turns", "goal") if getattr(self, k) is not None]
+        if self.goal is not None:
+            return self._goal_shape()
+        shapes = [k for k in ("input", "turns") if getattr(self, k) is not None]
         if len(shapes) != 1:
             raise ValueError(
                 "a test has exactly one of input (single-turn), turns (scripted multi-turn) "
@@ -209,19 +218,41 @@ class TestSpec(_Strict):
             )
         if self.turns is not None and not self.turns:
             raise ValueError("turns is empty: give at least one turn, or use input")
-        if self.goal is not None and not self.goal.strip():
-            raise ValueError("goal is empty")
         if self.turns is not None and (self.ground_truth or self.expected_tools):
             raise ValueError("ground_truth and expected_tools go on each turn of a multi-turn test")
+        stray = [k for k in _GOAL_ONLY if getattr(self, k) is not None]
+        if stray:
+            raise ValueError(f"{', '.join(stray)} belong to goal-driven tests; add goal:")
+        return self
+
+    def _goal_shape(self) -> TestSpec:
+        assert self.goal is not None
+        if not self.goal.strip():
+            raise ValueError("goal is empty")
+        if self.input is not None:
+            raise ValueError(
+                "a goal-driven test has no input: its simulated user writes the messages "
+                "(to script how the conversation opens, give turns:)"
+            )
+        if self.ground_truth or self.expected_tools:
+            raise ValueError("ground_truth and expected_tools go on each turn, not on a goal test")
+        if self.turns is not None and not self.turns:
+            raise ValueError("turns is empty: give the opening turns, or leave turns out")
+        if self.turns is not None and len(self.turns) > self.max_turns:
+            raise ValueError(f"{len(self.turns)} opening turns exceed max_turns ({self.max_turns})")
         if self.min_turns is not None and self.min_turns > self.max_turns:
             raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
+        for key in ("required", "prohibited"):
+            items = getattr(self, key) or []
+            if any(not item.strip() for item in items):
+                raise ValueError(f"{key} has an empty behaviour")
         return self
 
     @property
     def test_type(self) -> Literal["single_turn", "multi_turn", "goal"]:
-        if self.turns is not None:
-            return "multi_turn"
-        return "goal" if self.goal is not None else "single_turn"
+        if self.goal is not None:
+            return "goal"
+        return "multi_turn" if self.turns is not None else "single_turn"
 
 
 class Suite(_Strict):
@@ -229,6 +260,7 @@ class Suite(_Strict):
     description: str | None = None
     target: TargetConfig | None = None
     judge: ModelConfig | None = None
+    # the simulated user of goal-driven tests; the judge's model when not given
     simulator: ModelConfig | None = None
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     metrics: list[MetricSpec] = Field(default_factory=list)
