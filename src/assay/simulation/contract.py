@@ -92,9 +92,7 @@ class Contract(BaseModel):
 def normalised_fields(spec: GoalSpec) -> dict[str, str]:
     """The four authored fields, stripped, with runs of white space as one space: reflowing
     the YAML does not change a contract, rewording does."""
-    return {
-        name: _SPACE.sub(" ", (getattr(spec, name) or "").strip()) for name in AUTHORED_FIELDS
-    }
+    return {name: _SPACE.sub(" ", (getattr(spec, name) or "").strip()) for name in AUTHORED_FIELDS}
 
 
 def contract_hash(spec: GoalSpec) -> str:
