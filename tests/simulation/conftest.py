@@ -60,7 +60,7 @@ def goal_suite(
         "name": "goals",
         "target": {"http": {"url": agent.chat_url, "timeout_s": 5}},
         "judge": {"provider": "openai", "model": "judge-model", "base_url": llm.base_url},
-        "execution": {"turn_timeout_s": 5},
+        "execution": {"turn_timeout_s": 5, "retries": 0},
         "tests": tests,
         **extra,
     }

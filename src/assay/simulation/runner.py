@@ -237,7 +237,10 @@ async def run_goal_case(
         problem = resolved.contract.usability()
     if problem is not None or resolved.contract is None:
         run.stopped_by = "not_started"
-        reason = f"the evaluation contract is unusable: {problem} (the agent was not contacted)"
+        where = f" (see {resolved.file})" if resolved.file and resolved.problem is None else ""
+        reason = (
+            f"the evaluation contract is unusable: {problem}{where}; the agent was not contacted"
+        )
         metric = _goal_metric(run, None, reason, 0)
         return _finish(run, _result(run, [], [reason], metric, repeat_index), resolved, None)
     contract = resolved.contract
