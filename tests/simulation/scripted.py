@@ -77,8 +77,7 @@ def judge_reply(
             verdict("R", i, "shown", shown) for i in range(1, len(contract["required"]) + 1)
         ],
         "prohibited": [
-            verdict("P", i, "occurred", occurred)
-            for i in range(1, len(contract["prohibited"]) + 1)
+            verdict("P", i, "occurred", occurred) for i in range(1, len(contract["prohibited"]) + 1)
         ],
         "confidence": confidence,
     }

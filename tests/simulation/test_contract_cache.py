@@ -118,7 +118,11 @@ def test_behaviours_stated_in_the_suite_skip_the_derivation(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:
     model.user = two_turns()
-    test = {**GOAL, "required": ["Quote the refund policy"], "prohibited": ["Never promise a refund"]}
+    test = {
+        **GOAL,
+        "required": ["Quote the refund policy"],
+        "prohibited": ["Never promise a refund"],
+    }
     path = goal_suite(tmp_path, agent, llm, [test])
     stated = {"required": [1], "prohibited": [1]}
     model.judge = lambda conversation: judge_reply(stated)

@@ -188,8 +188,9 @@ def test_an_agent_error_reaches_the_simulated_user_and_the_judge(
     assert metric.metric_name == "Goal Achievement" and metric.score == 0.5
     assert metric.passed is False
     assert trace["metrics"]["Goal Achievement"]["score"] == 0.5
-    assert "✗ prohibited behaviour occurred: Reveal internal error details (turn 2)" in (
-        trace["findings"]
+    assert (
+        "✗ prohibited behaviour occurred: Reveal internal error details (turn 2)"
+        in (trace["findings"])
     )
 
 

@@ -14,6 +14,7 @@ told the shape; every reply is checked against the schema locally.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from typing import Any, Literal
@@ -47,10 +48,22 @@ def remember_mode(endpoint: str, model: str, mode: Mode) -> None:
         _learned[(endpoint, model)] = mode
 
 
+_probes: dict[tuple[int, str, str], asyncio.Lock] = {}
+
+
+def probe_lock(endpoint: str, model: str) -> asyncio.Lock:
+    """Held by the first structured call to an endpoint, so that calls made meanwhile wait
+    for the mode it finds instead of each being rejected once (one lock per event loop)."""
+    key = (id(asyncio.get_running_loop()), endpoint, model)
+    with _lock:
+        return _probes.setdefault(key, asyncio.Lock())
+
+
 def forget_modes() -> None:
     """Forget what every endpoint accepted (for tests)."""
     with _lock:
         _learned.clear()
+        _probes.clear()
 
 
 def rejects_structured_output(status: int | None, message: str) -> bool:

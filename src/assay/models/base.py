@@ -29,6 +29,7 @@ from assay.models._structured import (
     Mode,
     learned_mode,
     next_mode,
+    probe_lock,
     rejects_structured_output,
     remember_mode,
     with_format_instruction,
@@ -297,18 +298,28 @@ class ChatModel(ABC):
             raise ModelUnreachable(f"{self.name}: {exc} (check base_url)") from None
 
     async def _call(self, prompt: Prompt) -> ModelReply:
+        probing = (
+            prompt.schema is not None
+            and self.config.structured_output == "auto"
+            and learned_mode(self.endpoint, self.config.model) is None
+        )
+        if not probing:
+            return await self._send(prompt)
+        async with probe_lock(self.endpoint, self.config.model):
+            return await self._send(prompt)  # later calls find the mode it settled on
+
+    async def _send(self, prompt: Prompt) -> ModelReply:
         mode = self.structured_mode()
-        if prompt.schema is not None:  # told in every mode: some servers ignore the format
-            prompt = replace(
-                prompt, messages=with_format_instruction(prompt.messages, prompt.schema)
-            )
+        schema = prompt.schema
+        if schema is not None:  # told in every mode: some servers ignore the format
+            prompt = replace(prompt, messages=with_format_instruction(prompt.messages, schema))
+
+        def rejected(exc: Any) -> bool:  # asking again in the same format changes nothing
+            return schema is not None and rejects_structured_output(exc.status, exc.message)
+
         while True:
             request = self.build_request(prompt, mode)
-            following = self._fallback(mode) if prompt.schema is not None else None
-
-            def rejected(exc: Any, following: Mode | None = following) -> bool:
-                return following is not None and rejects_structured_output(exc.status, exc.message)
-
+            following = self._fallback(mode) if schema is not None else None
             started = time.perf_counter()
             try:
                 data = await post_json(
@@ -326,7 +337,13 @@ class ChatModel(ABC):
                     final=rejected,
                 )
             except ModelCallFailed as exc:
-                if following is None or not rejects_structured_output(exc.status, exc.detail):
+                refused = schema is not None and rejects_structured_output(exc.status, exc.detail)
+                if refused and following is None and self.config.structured_output != "auto":
+                    raise JudgeError(
+                        f"{exc} (the server does not take structured_output: {mode}; set "
+                        "structured_output: auto, or another of json_schema, json_object, prompt)"
+                    ) from None
+                if following is None or not refused:
                     raise
                 log.info("%s rejected %s output; trying %s", self.name, mode, following)
                 mode = following
