@@ -16,6 +16,7 @@ from assay.net import reset_limiters
 from assay.results.models import Report, TestResult
 from assay.runner import RunJob, RunRequest
 from assay.store import open_store
+from tests.cli.conftest import assay_cli  # noqa: F401  (a fixture, for the CLI tests here)
 from tests.fakes.llm_server import ScriptedLLM, scripted_llm
 from tests.simulation.scripted import GoalModel
 from tests.targets.agent_server import AgentServer, agent_server

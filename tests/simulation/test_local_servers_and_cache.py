@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RunCli, assay_cli  # noqa: F401  (a fixture)
+from tests.cli.conftest import RunCli
 from tests.fakes.llm_server import ScriptedLLM
 from tests.simulation.conftest import goal_suite, only, run_suite
 from tests.simulation.scripted import GoalModel, user_turn
