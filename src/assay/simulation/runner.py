@@ -24,7 +24,12 @@ from assay.cases.models import TestCase, Turn
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
 from assay.results.rollup import rollup_metrics, settle
-from assay.results.trace import GOAL_METRIC, ExecutionStats, GoalEvaluation, TraceContract
+from assay.results.trace import (
+    GOAL_METRIC,
+    ExecutionStats,
+    GoalEvaluation,
+    TraceContract,
+)
 from assay.runner.conversation import (
     AgentConversation,
     CaseSettings,
@@ -42,6 +47,7 @@ from assay.simulation.trace import (
     role_stats,
     trace_contract,
     turn_timings,
+    unmet_line,
 )
 from assay.simulation.user import SeenTurn, next_action
 from assay.targets.base import Target
@@ -151,10 +157,14 @@ def _goal_metric(
         "confidence": evaluation.confidence,
         "unmet": [f"{c.kind}: {c.criterion}" for c in criteria if not c.met],
     }
+    unmet = [unmet_line(c) for c in criteria if not c.met]
+    reasoning = evaluation.reasoning or ""
+    if unmet:  # what a reporter shows of a failed test: the breaches first
+        reasoning = "; ".join(unmet) + (f". The judge: {reasoning}" if reasoning else "")
     return MetricResult(
         score=goal_score(evaluation),
         passed=evaluation.all_criteria_met,
-        reasoning=evaluation.reasoning,
+        reasoning=reasoning,
         details=details,
         **common,
     )

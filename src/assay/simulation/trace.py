@@ -11,6 +11,7 @@ from assay.results.models import TestResult, TokenUsage, TurnResult
 from assay.results.trace import (
     GOAL_METRIC,
     AgentMessage,
+    CriterionEvaluation,
     ExecutionStats,
     GoalEvaluation,
     GoalMetric,
@@ -103,6 +104,14 @@ def trace_contract(digest: str, origin: str, file: str | None, contract: Contrac
     )
 
 
+def unmet_line(criterion: CriterionEvaluation) -> str:
+    """``prohibited behaviour occurred: Promise a refund (turn 2)``."""
+    turns = sorted({e.turn for e in criterion.evidence})
+    where = f" (turn {', '.join(map(str, turns))})" if turns else ""
+    what = "occurred" if criterion.kind == "prohibited" else "not shown"
+    return f"{criterion.kind} behaviour {what}: {criterion.criterion}{where}"
+
+
 def findings(
     result: TestResult, evaluation: GoalEvaluation | None, stats: ExecutionStats
 ) -> list[str]:
@@ -115,13 +124,7 @@ def findings(
         unmet = [c for c in evaluation.criteria_evaluations if not c.met]
         if not unmet:
             lines.append(f"✓ All {len(evaluation.criteria_evaluations)} behaviours met")
-        for c in unmet:
-            turns = sorted({e.turn for e in c.evidence})
-            where = f" (turn {', '.join(map(str, turns))})" if turns else ""
-            if c.kind == "prohibited":
-                lines.append(f"✗ prohibited behaviour occurred: {c.criterion}{where}")
-            else:
-                lines.append(f"✗ required behaviour not shown: {c.criterion}{where}")
+        lines += [f"✗ {unmet_line(c)}" for c in unmet]
     for turn in result.turns or ():
         for error in turn.errors:
             lines.append(f"! turn {turn.turn_index + 1}: the agent's turn failed: {error}")
