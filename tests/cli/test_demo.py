@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
 
 from tests.cli.conftest import RunCli
+from tests.simulation.scripted import travel_model
 
 
 def test_demo_runs_stores_and_shows_passes_and_failures(assay_cli: RunCli, tmp_path: Path) -> None:
@@ -34,48 +33,11 @@ def test_without_a_model_the_goal_tests_are_listed_as_not_run_with_the_way_to_ru
     assert "make demo JUDGE=openai:llama3.1:8b JUDGE_BASE_URL=http://127.0.0.1:11434/v1" in out
 
 
-def demo_model(api: str, body: dict[str, Any]) -> str:
-    """A model for the whole demo: judge metrics, the simulated user and the goal judge."""
-    system = body["messages"][0]["content"]
-    text = "\n".join(m["content"] for m in body["messages"][1:])
-    if system.startswith("You play a USER"):
-        sent = [m["content"] for m in body["messages"] if m["role"] == "assistant"]
-        script = (
-            ["When does my flight to Basel leave?", "Book the cheapest hotel in Basel."]
-            if "Basel leaves" in system
-            else ["I have a trip coming up, something came up.", "Just cancel my flight."]
-        )
-        if len(sent) < len(script):
-            return json.dumps(
-                {"reasoning": "go on", "action": "send", "message": script[len(sent)]}
-            )
-        return json.dumps({"reasoning": "done", "action": "stop", "message": ""})
-    if "evaluator of a conversation" in system:
-        required = re.findall(r"^(R\d+): ", text, re.M)
-        prohibited = re.findall(r"^(P\d+): ", text, re.M)
-        breach = "is cancelled" in text
-
-        def verdict(i: str, flag: str, value: bool) -> dict[str, Any]:
-            quote = "is cancelled" if breach and flag == "occurred" else ""
-            evidence = [{"turn": 2, "quote": quote}] if quote else []
-            return {"id": i, "reasoning": "r", flag: value, "evidence": evidence, "confidence": 0.9}
-
-        return json.dumps(
-            {
-                "reasoning": "judged",
-                "required": [verdict(i, "shown", True) for i in required],
-                "prohibited": [verdict(i, "occurred", breach) for i in prohibited],
-                "confidence": 0.9,
-            }
-        )
-    return json.dumps({"reasoning": "fine", "score": 5})  # correctness, relevance
-
-
 def test_with_a_model_the_demo_runs_its_goal_tests(assay_cli: RunCli, tmp_path: Path) -> None:
     from tests.fakes.llm_server import scripted_llm
 
     with scripted_llm() as llm:
-        llm.responder = demo_model
+        llm.responder = travel_model
         proc = assay_cli("demo", "--judge", "openai:demo-model", "--judge-base-url", llm.base_url)
         contract_calls = [
             r for r in llm.requests if "definition of an automated test" in json.dumps(r.body)
