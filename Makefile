@@ -26,8 +26,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# goal-driven tests and judge metrics run when a model is given:
+#   make demo JUDGE=openai:llama3.1:8b JUDGE_BASE_URL=http://127.0.0.1:11434/v1
 demo: install
-	$(BIN)/assay demo
+	$(BIN)/assay demo $(if $(JUDGE),--judge '$(JUDGE)') $(if $(JUDGE_BASE_URL),--judge-base-url '$(JUDGE_BASE_URL)')
 
 test: install
 	$(BIN)/python -m pytest

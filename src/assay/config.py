@@ -27,7 +27,11 @@ DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
 DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed
 MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
-TEST_SHAPES = ("input", "turns", "goal")  # a test has exactly one of these
+TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
+# A model call's reply length when none is set: small local models otherwise run on to
+# the context limit (or past the timeout) when they lose the thread.
+DEFAULT_MODEL_MAX_TOKENS = 1024
+StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
 
 
 class _Strict(BaseModel):
@@ -120,7 +124,11 @@ class ModelConfig(_Strict):
     base_url: str | None = None
     api_key_env: str | None = None
     temperature: float = 0.0
-    max_tokens: int | None = Field(default=None, ge=1)
+    # null sends none (the server's own limit applies)
+    max_tokens: int | None = Field(default=DEFAULT_MODEL_MAX_TOKENS, ge=1)
+    # how JSON replies are asked for; "auto" tries json_schema, then json_object with the
+    # schema, then plain text with an example in the prompt, and remembers what worked
+    structured_output: StructuredOutput = "auto"
     timeout_s: float = Field(default=60.0, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
@@ -180,11 +188,21 @@ class TurnSpec(_Strict):
     metrics: list[MetricSpec] | None = None
 
 
+_GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
+
+
 class TestSpec(_Strict):
     __test__ = False  # not a pytest class
-    # the schema says what _one_shape checks: exactly one of input, turns, goal
+    # the schema says what _one_shape checks: exactly one of input, turns, goal, except
+    # that a goal test may open with scripted turns
     model_config = ConfigDict(
-        json_schema_extra={"oneOf": [{"required": [shape]} for shape in TEST_SHAPES]}
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["input"]},
+                {"required": ["turns"], "not": {"required": ["goal"]}},
+                {"required": ["goal"]},
+            ]
+        }
     )
 
     name: str
@@ -199,16 +217,22 @@ class TestSpec(_Strict):
     # scripted multi-turn
     turns: list[TurnSpec] | None = None
     expected_trajectory: list[ExpectedToolSpec] | None = None
-    # goal-driven (specs/test-types.txt)
+    # goal-driven (specs/test-types.txt); ``turns``, when given, open the conversation
     goal: str | None = None
     instructions: str | None = None
     scenario: str | None = None
     restrictions: str | None = None
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_MAX_TURNS)
     min_turns: int | None = Field(default=None, ge=1)
+    # the evaluation contract stated in the suite (no derivation): behaviours of the agent,
+    # prohibited ones written without negation ("Promise a refund")
+    required: list[str] | None = None
+    prohibited: list[str] | None = None
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
+        if self.goal is not None:
+            return self._goal_shape()
         shapes = [k for k in TEST_SHAPES if getattr(self, k) is not None]
         if len(shapes) != 1:
             raise ValueError(
@@ -218,19 +242,41 @@ class TestSpec(_Strict):
             )
         if self.turns is not None and not self.turns:
             raise ValueError("turns is empty: give at least one turn, or use input")
-        if self.goal is not None and not self.goal.strip():
-            raise ValueError("goal is empty")
         if self.turns is not None and (self.ground_truth or self.expected_tools):
             raise ValueError("ground_truth and expected_tools go on each turn of a multi-turn test")
+        stray = [k for k in _GOAL_ONLY if getattr(self, k) is not None]
+        if stray:
+            raise ValueError(f"{', '.join(stray)} belong to goal-driven tests; add goal:")
+        return self
+
+    def _goal_shape(self) -> TestSpec:
+        assert self.goal is not None
+        if not self.goal.strip():
+            raise ValueError("goal is empty")
+        if self.input is not None:
+            raise ValueError(
+                "a goal-driven test has no input: its simulated user writes the messages "
+                "(to script how the conversation opens, give turns:)"
+            )
+        if self.ground_truth or self.expected_tools:
+            raise ValueError("ground_truth and expected_tools go on each turn, not on a goal test")
+        if self.turns is not None and not self.turns:
+            raise ValueError("turns is empty: give the opening turns, or leave turns out")
+        if self.turns is not None and len(self.turns) > self.max_turns:
+            raise ValueError(f"{len(self.turns)} opening turns exceed max_turns ({self.max_turns})")
         if self.min_turns is not None and self.min_turns > self.max_turns:
             raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
+        for key in ("required", "prohibited"):
+            items = getattr(self, key) or []
+            if any(not item.strip() for item in items):
+                raise ValueError(f"{key} has an empty behaviour")
         return self
 
     @property
     def test_type(self) -> Literal["single_turn", "multi_turn", "goal"]:
-        if self.turns is not None:
-            return "multi_turn"
-        return "goal" if self.goal is not None else "single_turn"
+        if self.goal is not None:
+            return "goal"
+        return "multi_turn" if self.turns is not None else "single_turn"
 
 
 def _module_name(name: str) -> str:
@@ -256,6 +302,7 @@ class Suite(_Strict):
     description: str | None = None
     target: TargetConfig | None = None
     judge: ModelConfig | None = None
+    # the simulated user of goal-driven tests; the judge's model when not given
     simulator: ModelConfig | None = None
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     metrics: list[MetricSpec] = Field(default_factory=list)

@@ -13,6 +13,13 @@ Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
 ``message`` as a string, ...), ``Fault(chunks=..., headers=...)`` (a body streamed piece by
 piece: oversized, a gzip bomb; see ``tests.fakes.hostile``).
 
+``structured`` sets how the server treats ``response_format``, as real local servers do:
+``"accept"`` (the default: OpenAI, llama.cpp's ``llama-server``), ``"llama-cpp-python"``
+(``json_schema`` is answered with HTTP 500 and the body llama-cpp-python 0.3's server sends,
+``Input should be 'text' or 'json_object'``; ``json_object`` is accepted) and ``"ignore"``
+(``response_format`` is ignored, and a JSON reply comes wrapped in prose and a code fence,
+as an unconstrained model writes it). The request that was rejected is still recorded.
+
 ``gate`` counts the requests in flight and can hold them in rounds (``tests.fakes.gate``),
 so tests of limits count at the server without depending on how fast requests arrive.
 """
@@ -26,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
 
@@ -63,6 +70,23 @@ class Completion:
 
 
 Scripted = Completion | Fault | str
+StructuredMode = Literal["accept", "llama-cpp-python", "ignore"]
+
+# What llama-cpp-python 0.3's server answers to response_format {"type": "json_schema"}:
+# its request model allows only "text" and "json_object", and its error handler turns the
+# validation error into an HTTP 500.
+LLAMA_CPP_PYTHON_REJECTION = {
+    "error": {
+        "message": (
+            "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+            "'ctx': {'expected': \"'text' or 'json_object'\"}}]"
+        ),
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
 Responder = Callable[[str, dict[str, Any]], Scripted]  # (api, request body) -> reply
 
 
@@ -80,6 +104,7 @@ class ScriptedLLM:
         self.requests: list[Recorded] = []
         self.url = ""
         self.gate = Gate()
+        self.structured: StructuredMode = "accept"
         self._lock = threading.Lock()
 
     @property
@@ -108,8 +133,15 @@ class ScriptedLLM:
         except json.JSONDecodeError:
             return web.json_response({"error": {"message": "invalid JSON"}}, status=400)
         self.requests.append(Recorded(api, body, dict(request.headers)))
+        response_format = body.get("response_format") if api == "openai" else None
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if self.structured == "llama-cpp-python" and kind not in (None, "text", "json_object"):
+            return web.json_response(LLAMA_CPP_PYTHON_REJECTION, status=500)
         async with self.gate.request():
-            return await self._reply(request, api, body, self._next(api, body))
+            reply = self._next(api, body)
+            if self.structured == "ignore":
+                reply = _unconstrained(reply)
+            return await self._reply(request, api, body, reply)
 
     async def _reply(
         self, request: web.Request, api: str, body: dict[str, Any], reply: Scripted
@@ -146,6 +178,17 @@ class ScriptedLLM:
         if body.get("stream"):
             return await _openai_stream(request, reply, body)
         return web.json_response(_openai_body(reply, body))
+
+
+def _unconstrained(reply: Scripted) -> Scripted:
+    """A JSON reply as a model that was not held to JSON writes it: in prose and a fence."""
+    text = reply.text if isinstance(reply, Completion) else reply
+    if not isinstance(text, str) or not text.lstrip().startswith("{"):
+        return reply
+    wrapped = f"Sure! Here is my answer:\n```json\n{text}\n```\nLet me know if you need more."
+    if isinstance(reply, Completion):
+        return Completion(wrapped, reply.tool_calls, reply.prompt_tokens, reply.completion_tokens)
+    return wrapped
 
 
 def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:

@@ -21,8 +21,8 @@ async def test_the_judge_key_appears_in_no_result_and_no_log(
     llm.queue(
         Fault(status=401, raw=echo),  # a wrong key, echoed back by the server
         Fault(status=429, raw=echo),
+        Fault(status=503, raw=echo),  # retried once (FAST), then reported
         Fault(delay_s=30),  # a timeout, retried
-        Fault(status=503, raw=echo),
         f"not JSON, and it quotes {JUDGE_SECRET}",  # an invalid reply, re-asked
         verdict(reasoning=f"the key is {JUDGE_SECRET}", score=4),
     )

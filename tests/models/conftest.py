@@ -41,7 +41,9 @@ def openai_model(
         "base_url": llm.base_url,
         "api_key_env": "OPENAI_API_KEY",
     }
-    return make_model(ModelConfig.model_validate(settings | config), cache, retry=FAST)
+    retry = config.pop("retry", FAST)
+    assert isinstance(retry, RetryPolicy)
+    return make_model(ModelConfig.model_validate(settings | config), cache, retry=retry)
 
 
 def anthropic_model(

@@ -34,7 +34,13 @@ async def test_openai_structured_output_request_and_reply(llm: ScriptedLLM) -> N
     sent = llm.requests[0]
     assert sent.api == "openai"
     assert sent.headers["Authorization"] == f"Bearer {OPENAI_SECRET}"
-    assert sent.body["messages"] == ASK
+    system, user = sent.body["messages"]
+    # the system message ends with an example of the reply's form, never the raw schema
+    assert system["content"].startswith("be fair\n\nReply with only one JSON object")
+    assert '{"reasoning": "text", "score": 0.5}' in system["content"]
+    assert '"additionalProperties"' not in system["content"]
+    assert user == ASK[1]
+    assert reply.structured_output == "json_schema"
     assert sent.body["temperature"] == 0.0
     assert sent.body["max_tokens"] == 200  # a compatible server: max_tokens
     assert sent.body["response_format"] == {
@@ -89,7 +95,7 @@ async def test_anthropic_tool_reply(llm: ScriptedLLM) -> None:
     assert sent.headers["anthropic-version"] == "2023-06-01"
     assert "Authorization" not in sent.headers
     body = sent.body
-    assert body["system"] == "be fair"
+    assert body["system"].startswith("be fair\n\nReply with only one JSON object")
     assert body["messages"] == [{"role": "user", "content": "rate this"}]
     assert body["max_tokens"] == 1024  # required by the API; the default
     assert body["tools"] == [

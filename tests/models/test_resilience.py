@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-import assay.net.request
+import assay.models._http
 from assay.errors import JudgeError
 from assay.net import backoff_delay
 from assay.net.retry import RetryPolicy
@@ -27,7 +27,7 @@ async def test_429_with_retry_after_is_waited_out(
         delays.append(backoff_delay(policy, attempt, retry_after))
         return delays[-1]
 
-    monkeypatch.setattr(assay.net.request, "backoff_delay", recording)
+    monkeypatch.setattr(assay.models._http, "backoff_delay", recording)
     llm.queue(Fault(status=429, retry_after=0.3), "after the wait")
     started = time.perf_counter()
     async with openai_model(llm) as model:  # base delay 0: any wait is the server's
@@ -59,10 +59,19 @@ async def test_a_bad_request_is_not_retried(llm: ScriptedLLM) -> None:
 
 async def test_a_timeout_is_retried_then_reported(llm: ScriptedLLM) -> None:
     llm.queue(Fault(delay_s=2), Fault(delay_s=2), Fault(delay_s=2))
-    async with anthropic_model(llm, timeout_s=0.2) as model:
+    async with anthropic_model(llm, timeout_s=0.2, temperature=0.7) as model:
         with pytest.raises(JudgeError, match=r"no reply from .* within 0.2 s"):
             await model.complete(HI)
     assert llm.calls() == 3  # the first try and two retries
+
+
+async def test_a_timeout_at_temperature_0_is_retried_once(llm: ScriptedLLM) -> None:
+    # the identical request at temperature 0 runs away the same way: one retry, not three
+    llm.queue(Fault(delay_s=2), Fault(delay_s=2), Fault(delay_s=2))
+    async with openai_model(llm, timeout_s=0.2, retry=RetryPolicy(3, 0.0)) as model:
+        with pytest.raises(JudgeError, match=r"no reply from .* within 0.2 s.*after 2 tries"):
+            await model.complete(HI)
+    assert llm.calls() == 2
 
 
 async def test_a_timeout_then_a_reply(llm: ScriptedLLM) -> None:

@@ -176,7 +176,7 @@ def failed_goal() -> TestResult:
                     "criterion": "does not promise refunds outside the policy",
                     "kind": "prohibited",
                     "met": False,
-                    "evidence": ["Sure!"],
+                    "evidence": [{"turn": 1, "quote": "Sure!", "verbatim": True}],
                     "confidence": 0.9,
                 }
             ],

@@ -34,6 +34,7 @@ TABLES = {
     "assay_turn_results",
     "assay_metric_results",
     "assay_tool_invocations",
+    "assay_contracts",
     VERSION_TABLE,
 }
 
@@ -69,7 +70,7 @@ def test_opening_again_keeps_the_data_and_migrates_nothing(store_url: str) -> No
     with open_store(store_url) as store, store._engine.connect() as conn:
         assert store.completed_keys("run-keep-1") == {("a", 0)}
         versions = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
-    assert versions == ["0001"]
+    assert versions == [HEAD_REVISION]
 
 
 def test_processes_opening_a_new_store_at_once_all_succeed(store_url: str) -> None:

@@ -147,6 +147,8 @@ class Compiler:
                 spec.expected_trajectory, f"{path}.expected_trajectory"
             ),
         }
+        if spec.goal is not None:
+            return self.goal_test(spec, path, test_metrics, common)
         if spec.turns is not None:
             turns = tuple(
                 self.turn(
@@ -155,21 +157,37 @@ class Compiler:
                 for i, t in enumerate(spec.turns)
             )
             return TestCase(turns=turns, test_metrics=test_metrics, **common)
-        if spec.goal is not None:
-            goal = GoalSpec(
-                goal=spec.goal,
-                instructions=spec.instructions,
-                scenario=spec.scenario,
-                restrictions=spec.restrictions,
-                context=spec.context,
-                max_turns=spec.max_turns,
-                min_turns=spec.min_turns,
-            )
-            return TestCase(goal=goal, test_metrics=test_metrics, **common)
         # single-turn: the test's own metrics are its turn's metrics
         return TestCase(
             turns=(self.turn(spec, path, inherited),), test_metrics=test_metrics, **common
         )
+
+    def goal_test(
+        self,
+        spec: TestSpec,
+        path: str,
+        test_metrics: tuple[Metric, ...],
+        common: dict[str, Any],
+    ) -> TestCase:
+        """A goal-driven test. Its opening turns (if any) carry only their own checks: the
+        suite's turn metrics do not apply, as the judge gives the test's verdict."""
+        assert spec.goal is not None
+        opening = tuple(
+            self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]"))
+            for i, t in enumerate(spec.turns or ())
+        )
+        goal = GoalSpec(
+            goal=spec.goal,
+            instructions=spec.instructions,
+            scenario=spec.scenario,
+            restrictions=spec.restrictions,
+            context=spec.context,
+            max_turns=spec.max_turns,
+            min_turns=spec.min_turns,
+            required=_stated(spec.required),
+            prohibited=_stated(spec.prohibited),
+        )
+        return TestCase(goal=goal, turns=opening, test_metrics=test_metrics, **common)
 
     def turn_metrics(self, spec: TurnSpec, path: str) -> tuple[Metric, ...]:
         metrics = self.metrics(spec.metrics, f"{path}.metrics")
@@ -180,6 +198,10 @@ class Compiler:
                     f"{metric.name!r} scores a whole conversation; list it on the test, not a turn",
                 )
         return metrics
+
+
+def _stated(items: list[str] | None) -> tuple[str, ...] | None:
+    return None if items is None else tuple(item.strip() for item in items)
 
 
 def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:

@@ -31,11 +31,19 @@ class GoalSpec:
     context: dict[str, Any] | str | None = None
     max_turns: int = 10
     min_turns: int | None = None
+    # a contract stated in the suite: behaviours the agent must show / must never show
+    required: tuple[str, ...] | None = None
+    prohibited: tuple[str, ...] | None = None
+
+    @property
+    def states_contract(self) -> bool:
+        return self.required is not None or self.prohibited is not None
 
 
 @dataclass(frozen=True)
 class TestCase:
-    """One test: a single turn, a scripted conversation, or a goal for a simulated user."""
+    """One test: a single turn, a scripted conversation, or a goal for a simulated user
+    (whose ``turns``, if any, are the scripted opening of its conversation)."""
 
     __test__ = False  # not a pytest class
 

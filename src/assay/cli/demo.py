@@ -17,6 +17,10 @@ from assay.store import open_store
 
 SUITE = Path("examples") / "travel" / "suite.yaml"
 REPORT = Path(".assay") / "demo-report.html"
+ENABLE_MODEL = (
+    "make demo JUDGE=openai:llama3.1:8b JUDGE_BASE_URL=http://127.0.0.1:11434/v1"
+    "   (or: assay demo --judge ... --judge-base-url ...)"
+)
 
 
 def find_suite() -> Path:
@@ -33,13 +37,20 @@ def find_suite() -> Path:
 @user_errors
 def demo(
     store: str | None = typer.Option(None, "--store", help="where to store the run"),
+    judge: str | None = typer.Option(
+        None, "--judge", help="PROVIDER:MODEL for judge metrics and goal-driven tests"
+    ),
+    judge_base_url: str | None = typer.Option(
+        None, "--judge-base-url", help="an OpenAI-compatible server, e.g. a local Ollama"
+    ),
 ) -> None:
     """Test the built-in travel agent with the example suite (no API key needed)."""
     suite = find_suite()
     out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
     opened = open_store(store)
+    request = RunRequest(suite=suite, judge=judge, judge_base_url=judge_base_url)
     try:
-        outcome = RunJob(opened, RunRequest(suite=suite), store_url=store).execute()
+        outcome = RunJob(opened, request, store_url=store).execute()
         print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
         failing = [r for r in outcome.shown if not r.passed]
         if failing:
@@ -58,8 +69,11 @@ def demo(
         f"open the HTML report: {REPORT.resolve()}\n"
         "browse it in the dashboard: assay serve, then open http://127.0.0.1:8484/\n"
         f"list stored runs: assay runs · render one: assay report {run_id} --format markdown\n"
-        "the agent's flaws are by design: see `assay agent travel --help` and assay/demo\n"
-        "judge metrics such as correctness need a model: any OpenAI-compatible server works, "
-        "e.g. a local Ollama:\n  assay run examples/travel/suite.yaml "
-        "--judge openai:llama3.1:8b --judge-base-url http://127.0.0.1:11434/v1"
+        "the agent's flaws are by design: see `assay agent travel --help` and assay/demo"
     )
+    if judge is None:
+        out_console.print(
+            "judge metrics such as correctness and the goal-driven tests need a model: any "
+            "OpenAI-compatible server works; with a local Ollama, run them with:\n"
+            f"  {ENABLE_MODEL}"
+        )

@@ -72,6 +72,7 @@ def check(
 
     async def go() -> AgreementReport:
         async with model:
+            await model.check_reachable()  # exit 3 at once, not one error per row
             scored = await score_rows(built, model, labelled.rows, concurrency)
         return AgreementReport(labelled, built.label, model.name, built.threshold, scored)
 

@@ -1,8 +1,9 @@
 """One JSON POST to a model API, through ``assay.net.send_request`` (per-endpoint limits,
 retries with backoff on 429/5xx and connection errors, ``Retry-After`` honoured).
 
-A model call is idempotent, so unlike a target's turn a timed-out call is retried too.
-Every failure (a reply over ``max_reply_mb``, one that is not a JSON object, ...) becomes a
+A model call is idempotent, so unlike a target's turn a timed-out call is retried too (at
+temperature 0 only once: the identical request tends to run away again). Every failure (a
+reply over ``max_reply_mb``, one that is not a JSON object, ...) becomes a
 ``JudgeError`` whose text names no header and is redacted.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -23,11 +25,39 @@ from assay.net import (
     RetryPolicy,
     backoff_delay,
     decode_json,
+    is_retryable_status,
     send_request,
 )
 from assay.secrets import REDACTOR
 
 log = logging.getLogger("assay.models")
+
+
+class ModelCallFailed(JudgeError):
+    """A model call that failed for good; ``status`` and ``detail`` (the error text, with
+    the body's excerpt) let the caller tell a rejected request format from other failures."""
+
+    def __init__(self, message: str, status: int | None, detail: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail
+
+
+_V1_HINT = " (base_url usually ends in /v1, e.g. http://127.0.0.1:8080/v1)"
+
+
+def _hint(exc: RequestFailed, url: str) -> str:
+    if exc.status in (401, 403):
+        return " (check the API key and api_key_env)"
+    if exc.status == 404 and "/v1/" not in url:
+        return _V1_HINT
+    return ""
+
+
+def _retryable(exc: RequestFailed) -> bool:
+    if exc.kind == "status":
+        return exc.status is not None and is_retryable_status(exc.status)
+    return exc.kind in ("connect", "timeout")
 
 
 async def post_json(
@@ -41,19 +71,25 @@ async def post_json(
     max_reply_bytes: int,
     policy: RetryPolicy,
     limiter: EndpointLimiter | None,
+    timeout_retries: int | None = None,
+    final: Callable[[RequestFailed], bool] | None = None,
 ) -> dict[str, Any]:
-    """POST ``body`` to ``url``; ``who`` names the model in messages (``openai:gpt-4o``)."""
+    """POST ``body`` to ``url``; ``who`` names the model in messages (``openai:gpt-4o``).
+
+    Retries 429/5xx and connection failures by ``policy``; a timeout at most
+    ``timeout_retries`` times (the policy's count when None): the same request at
+    temperature 0 is likely to run away again. ``final(exc)`` True stops retrying a
+    failure at once (a server rejecting the structured-output format, say)."""
     payload = json.dumps(body, ensure_ascii=False).encode()
+    timeouts_left = policy.retries if timeout_retries is None else timeout_retries
     for attempt in range(policy.attempts):
-        # later tries get only what is left of the policy, so tries stay bounded
-        remaining = RetryPolicy(policy.retries - attempt, policy.base_delay_s, policy.max_delay_s)
         try:
-            data = await send_request(
+            data: dict[str, Any] = await send_request(
                 session,
                 "POST",
                 url,
                 read=_read_json,
-                policy=remaining,
+                policy=RetryPolicy(0),  # retried here, where each failure can be weighed
                 limiter=limiter,
                 timeout_s=timeout_s,
                 max_reply_bytes=max_reply_bytes,
@@ -62,11 +98,19 @@ async def post_json(
             )
             return data
         except RequestFailed as exc:
-            if exc.kind != "timeout" or attempt + 1 >= policy.attempts:
-                hint = " (check the API key and api_key_env)" if exc.status in (401, 403) else ""
-                raise JudgeError(REDACTOR(f"{who}: {exc}{hint}")) from None
-            delay = backoff_delay(policy, attempt)
-            log.warning("%s: %s (timeout_s); retrying in %.2f s", who, REDACTOR(exc.message), delay)
+            retry = attempt + 1 < policy.attempts and _retryable(exc)
+            if exc.kind == "timeout":
+                retry = retry and timeouts_left > 0
+                timeouts_left -= 1
+            if retry and final is not None and final(exc):
+                retry = False
+            if not retry:
+                tries = f" (gave up after {attempt + 1} tries)" if attempt else ""
+                message = REDACTOR(f"{who}: {exc.message}{tries}{_hint(exc, url)}")
+                raise ModelCallFailed(message, exc.status, exc.message) from None
+            delay = backoff_delay(policy, attempt, exc.retry_after)
+            why = " (a timeout: timeout_s)" if exc.kind == "timeout" else ""
+            log.warning("%s: %s%s; retrying in %.2f s", who, REDACTOR(exc.message), why, delay)
             await asyncio.sleep(delay)
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 MAX_TOKEN_COUNT = 2**53  # beyond any real count, and exact as a float or a BIGINT
+CUT_OFF = "the reply was cut off at max_tokens (raise max_tokens)"
 
 
 class MalformedReply(Exception):

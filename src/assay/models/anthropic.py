@@ -1,7 +1,8 @@
 """``provider: anthropic``: the Messages API (``POST /v1/messages``).
 
 Structured output goes through a single tool whose ``input_schema`` is the schema, forced
-with ``tool_choice``; the tool call's input is the reply.
+with ``tool_choice``; the tool call's input is the reply. A server that rejects the tool
+gets the request with the schema's example in the prompt only.
 """
 
 from __future__ import annotations
@@ -9,25 +10,35 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from assay.models._reply import expect_list, expect_object, model_name, optional_text, token_count
+from assay.config import DEFAULT_MODEL_MAX_TOKENS
+from assay.models._reply import (
+    CUT_OFF,
+    expect_list,
+    expect_object,
+    model_name,
+    optional_text,
+    token_count,
+)
+from assay.models._structured import Mode
 from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 ANTHROPIC_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 1024  # the API requires one
 
 
 class AnthropicChatModel(ChatModel):
     provider: ClassVar[str] = "anthropic"
     default_base_url: ClassVar[str] = ANTHROPIC_BASE_URL
+    # a forced tool call, or the prompt alone (for a server that rejects tools)
+    structured_modes: ClassVar[tuple[Mode, ...]] = ("json_schema", "prompt")
 
     @property
     def url(self) -> str:
         base = self.base_url.rstrip("/")
         return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
-    def build_request(self, prompt: Prompt) -> Request:
+    def build_request(self, prompt: Prompt, mode: Mode = "json_schema") -> Request:
         messages, schema, schema_name = prompt.messages, prompt.schema, prompt.schema_name
         temperature, max_tokens = prompt.temperature, prompt.max_tokens
         headers = {"Content-Type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
@@ -36,7 +47,7 @@ class AnthropicChatModel(ChatModel):
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         body: dict[str, Any] = {
             "model": self.config.model,
-            "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": max_tokens or DEFAULT_MODEL_MAX_TOKENS,  # the API requires one
             "temperature": temperature,
             "messages": [
                 {"role": m["role"], "content": m["content"]}
@@ -46,7 +57,7 @@ class AnthropicChatModel(ChatModel):
         }
         if system:
             body["system"] = system
-        if schema is not None:
+        if schema is not None and mode == "json_schema":
             body["tools"] = [
                 {
                     "name": schema_name,
@@ -78,7 +89,7 @@ class AnthropicChatModel(ChatModel):
             text = json.dumps(structured, ensure_ascii=False)
         problem = None
         if data.get("stop_reason") == "max_tokens":
-            problem = "the reply was cut off at max_tokens (raise max_tokens)"
+            problem = CUT_OFF
         elif data.get("stop_reason") == "refusal":
             problem = "the model refused to answer"
         return RawReply(text, usage, model_name(data), structured=structured, problem=problem)

@@ -9,6 +9,7 @@ first call; ``await model.aclose()`` (or ``async with model``) closes it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -20,13 +21,25 @@ import aiohttp
 
 from assay.config import ModelConfig
 from assay.errors import JudgeError
-from assay.models._http import post_json
+from assay.models._http import ModelCallFailed, post_json
 from assay.models._json import parse_structured, schema_problem
 from assay.models._reply import MalformedReply
+from assay.models._structured import (
+    MODES,
+    Mode,
+    learned_mode,
+    next_mode,
+    probe_lock,
+    rejects_structured_output,
+    remember_mode,
+    with_format_instruction,
+)
 from assay.models.cache import ResponseCache, cache_key
 from assay.models.pricing import cost_usd
 from assay.net import (
     RetryPolicy,
+    Unreachable,
+    check_reachable,
     endpoint_key,
     limiter_for,
     open_client_session,
@@ -36,6 +49,13 @@ from assay.results.models import TokenUsage
 from assay.secrets import REDACTOR, url_secrets
 
 Message = Mapping[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
+log = logging.getLogger("assay.models")
+
+
+class ModelUnreachable(JudgeError):
+    """A judge or simulated-user model that cannot be reached before the run starts."""
+
+    exit_code = 3
 
 
 @dataclass(frozen=True)
@@ -51,6 +71,7 @@ class ModelReply:
     model: str = ""
     cached: bool = False
     parse_error: str | None = None
+    structured_output: str | None = None  # how JSON was asked for: json_schema, ...
 
     def to_cache(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,6 +90,7 @@ class ModelReply:
             latency_ms=float(data.get("latency_ms") or 0.0),
             model=str(data.get("model", "")),
             cached=True,
+            structured_output=data.get("structured_output"),
         )
 
 
@@ -126,6 +148,8 @@ def _usable(hit: dict[str, Any] | None, schema: dict[str, Any] | None) -> ModelR
 class ChatModel(ABC):
     provider: ClassVar[str]
     default_base_url: ClassVar[str]
+    # the ways this API can be asked for JSON, in the order they are tried
+    structured_modes: ClassVar[tuple[Mode, ...]] = MODES
 
     def __init__(
         self,
@@ -163,7 +187,9 @@ class ChatModel(ABC):
     # -- what a provider defines -------------------------------------------------------
 
     @abstractmethod
-    def build_request(self, prompt: Prompt) -> Request: ...
+    def build_request(self, prompt: Prompt, mode: Mode = "json_schema") -> Request:
+        """The HTTP request for ``prompt``; with a schema, ``mode`` says how JSON is asked
+        for (the format instruction is already in the messages)."""
 
     @abstractmethod
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply: ...
@@ -180,11 +206,13 @@ class ChatModel(ABC):
         max_tokens: int | None = None,
         sample: int = 0,
         cache_as: Sequence[Message] | None = None,
+        cache_as_max_tokens: int | None = None,
     ) -> ModelReply:
         """One chat completion. ``schema`` asks for JSON conforming to it (structured
         output where the API has it). ``sample`` > 0 makes a distinct cache entry, for
         drawing several samples of one request. ``cache_as`` (the first request of a
-        re-ask) caches a valid reply under that request too, so the next run asks nothing.
+        re-ask) caches a valid reply under that request too, so the next run asks nothing;
+        ``cache_as_max_tokens`` is that request's own limit, when the re-ask raised it.
         Raises JudgeError when the call fails."""
         prompt = Prompt(
             messages=_plain(messages),
@@ -198,7 +226,10 @@ class ChatModel(ABC):
         key = self.cache_key(prompt, sample)
         also = None
         if cache_as is not None:
-            also = self.cache_key(replace(prompt, messages=_plain(cache_as)), sample)
+            first = replace(prompt, messages=_plain(cache_as))
+            if cache_as_max_tokens is not None:
+                first = replace(first, max_tokens=cache_as_max_tokens)
+            also = self.cache_key(first, sample)
         task = self._inflight.get(key)
         if task is None:  # identical concurrent requests share one call
             task = asyncio.ensure_future(self._cached_call(key, prompt, also))
@@ -240,20 +271,86 @@ class ChatModel(ABC):
             await self.cache.put(also, reply.to_cache())
         return reply
 
+    @property
+    def endpoint(self) -> str:
+        return endpoint_key(self.base_url)
+
+    def structured_mode(self) -> Mode:
+        """How the next structured call asks for JSON: the configured mode, else what
+        this endpoint accepted before, else the first this API has."""
+        forced = self.config.structured_output
+        if forced != "auto":
+            return forced if forced in self.structured_modes else self.structured_modes[-1]
+        known = learned_mode(self.endpoint, self.config.model)
+        return known if known in self.structured_modes else self.structured_modes[0]
+
+    def _fallback(self, mode: Mode) -> Mode | None:
+        if self.config.structured_output != "auto":
+            return None
+        return next_mode(mode, self.structured_modes)
+
+    async def check_reachable(self) -> None:
+        """Raise ``ModelUnreachable`` (exit 3) when nothing answers at ``base_url``: said
+        before a run starts, as for a target, not once per metric."""
+        try:
+            await check_reachable(self.base_url)
+        except Unreachable as exc:
+            raise ModelUnreachable(f"{self.name}: {exc} (check base_url)") from None
+
     async def _call(self, prompt: Prompt) -> ModelReply:
-        request = self.build_request(prompt)
-        started = time.perf_counter()
-        data = await post_json(
-            self._http(),
-            request.url,
-            request.headers,
-            request.body,
-            who=self.name,
-            timeout_s=self.config.timeout_s,
-            max_reply_bytes=reply_limit_bytes(self.config.max_reply_mb),
-            policy=self.retry,
-            limiter=self._limiter,
+        probing = (
+            prompt.schema is not None
+            and self.config.structured_output == "auto"
+            and learned_mode(self.endpoint, self.config.model) is None
         )
+        if not probing:
+            return await self._send(prompt)
+        async with probe_lock(self.endpoint, self.config.model):
+            return await self._send(prompt)  # later calls find the mode it settled on
+
+    async def _send(self, prompt: Prompt) -> ModelReply:
+        mode = self.structured_mode()
+        schema = prompt.schema
+        if schema is not None:  # told in every mode: some servers ignore the format
+            prompt = replace(prompt, messages=with_format_instruction(prompt.messages, schema))
+
+        def rejected(exc: Any) -> bool:  # asking again in the same format changes nothing
+            return schema is not None and rejects_structured_output(exc.status, exc.message)
+
+        while True:
+            request = self.build_request(prompt, mode)
+            following = self._fallback(mode) if schema is not None else None
+            started = time.perf_counter()
+            try:
+                data = await post_json(
+                    self._http(),
+                    request.url,
+                    request.headers,
+                    request.body,
+                    who=self.name,
+                    timeout_s=self.config.timeout_s,
+                    max_reply_bytes=reply_limit_bytes(self.config.max_reply_mb),
+                    policy=self.retry,
+                    limiter=self._limiter,
+                    # the identical request at temperature 0 tends to run away again
+                    timeout_retries=1 if prompt.temperature == 0 else None,
+                    final=rejected,
+                )
+            except ModelCallFailed as exc:
+                refused = schema is not None and rejects_structured_output(exc.status, exc.detail)
+                if refused and following is None and self.config.structured_output != "auto":
+                    raise JudgeError(
+                        f"{exc} (the server does not take structured_output: {mode}; set "
+                        "structured_output: auto, or another of json_schema, json_object, prompt)"
+                    ) from None
+                if following is None or not refused:
+                    raise
+                log.info("%s rejected %s output; trying %s", self.name, mode, following)
+                mode = following
+                continue
+            break
+        if prompt.schema is not None:
+            remember_mode(self.endpoint, self.config.model, mode)
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         try:
             raw = self.read_reply(data, prompt.schema_name)
@@ -272,6 +369,7 @@ class ChatModel(ABC):
             latency_ms=latency_ms,
             model=raw.model or self.config.model,
             parse_error=problem if prompt.schema is not None else None,
+            structured_output=mode if prompt.schema is not None else None,
         )
 
     @staticmethod

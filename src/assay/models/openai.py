@@ -2,8 +2,9 @@
 
 OpenAI itself, Azure OpenAI, and servers on your own machine (vLLM, Ollama, llama.cpp
 server, LM Studio) through ``base_url``. Structured output is asked for with
-``response_format: {"type": "json_schema", ...}``; servers that ignore it still get the
-schema in the prompt, and the reply is checked either way.
+``response_format: {"type": "json_schema", ...}``, or where a server rejects that with
+``{"type": "json_object", "schema": ...}``, or only in the prompt (``assay.models._structured``);
+the reply is checked against the schema either way.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from assay.models._reply import (
+    CUT_OFF,
     MalformedReply,
     expect_list,
     expect_object,
@@ -20,6 +22,7 @@ from assay.models._reply import (
     optional_text,
     token_count,
 )
+from assay.models._structured import Mode
 from assay.models.base import ChatModel, Prompt, RawReply, Request
 from assay.results.models import TokenUsage
 
@@ -49,7 +52,7 @@ class OpenAIChatModel(ChatModel):
         """OpenAI's or Azure's own API (which want ``max_completion_tokens``)."""
         return self.base_url.startswith(OPENAI_BASE_URL) or self.is_azure
 
-    def build_request(self, prompt: Prompt) -> Request:
+    def build_request(self, prompt: Prompt, mode: Mode = "json_schema") -> Request:
         messages, schema, schema_name = prompt.messages, prompt.schema, prompt.schema_name
         temperature, max_tokens = prompt.temperature, prompt.max_tokens
         headers = {"Content-Type": "application/json"}
@@ -62,11 +65,14 @@ class OpenAIChatModel(ChatModel):
             body["temperature"] = temperature
         if max_tokens is not None:
             body["max_completion_tokens" if self.is_hosted else "max_tokens"] = max_tokens
-        if schema is not None:
+        if schema is not None and mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": schema_name, "schema": schema, "strict": True},
             }
+        elif schema is not None and mode == "json_object":
+            # llama-cpp-python turns the schema into a grammar; OpenAI ignores it
+            body["response_format"] = {"type": "json_object", "schema": schema}
         return Request(self.url, headers, body)
 
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
@@ -89,7 +95,7 @@ class OpenAIChatModel(ChatModel):
         if refusal:
             problem = f"the model refused: {refusal}"
         elif choice.get("finish_reason") == "length":
-            problem = "the reply was cut off at max_tokens (raise max_tokens)"
+            problem = CUT_OFF
         return RawReply(text, usage, model_name(data), problem=problem)
 
 

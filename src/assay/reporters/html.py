@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from assay.reporters.view import (
     STATUS_LABELS,
@@ -62,9 +62,12 @@ if TYPE_CHECKING:
     import jinja2
 
 
-def _message_text(message: dict[str, Any] | None) -> str:
+def _message_text(message: BaseModel | dict[str, Any] | None) -> str:
+    """A trace message's text (the trace's models, or a plain mapping)."""
     if not message:
         return ""
+    if isinstance(message, BaseModel):
+        message = message.model_dump(mode="json")
     content = message.get("content")
     return content if isinstance(content, str) else to_json(message, indent=2)
 

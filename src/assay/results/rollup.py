@@ -87,19 +87,26 @@ def _nothing_checked_reason(result: TestResult) -> str:
 def settle(result: TestResult) -> TestResult:
     """Decide ``passed`` and ``status`` from everything on the result, in place: the
     contract's rules (§3 for a single turn's fields, §4 ``all(turn.passed)`` for a
-    multi-turn test), with test-scoped metrics counted like any other; then a test that
-    would pass although nothing was checked becomes ``not_run`` with the reason.
+    multi-turn test; a goal test by its ``passed`` as its judge gave it, and its metrics),
+    with test-scoped metrics counted like any other; then a test that would pass although
+    nothing was checked becomes ``not_run`` with the reason.
 
     Idempotent: call it again after adding test-scoped metrics to the result."""
     was_not_run = result.status == "not_run"
     # a not_run result's only error is its reason (it had no others, or it would not be
     # not_run), so it does not count as an error of the agent
     errors = [] if was_not_run else result.errors
-    if result.turns:
+    if result.turns and result.test_type != "goal":
         passed = all(t.passed for t in result.turns)
     else:  # a single turn's verdict, as given (a not_run result's was a pass), and §3
         passed = (was_not_run or result.passed) and not errors
         passed = passed and result.tools_matched is not False
+    if result.test_type == "goal":
+        # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics):
+        # an agent error on a turn is shown to the judge, not a verdict of its own. Checks
+        # written on its scripted opening turns still count.
+        opening = [m for t in result.turns or () for m in t.metric_results]
+        passed = passed and all(m.passed is not False for m in opening)
     passed = passed and all(m.passed is not False for m in result.metric_results)
     if passed and not checked(result):
         result.passed, result.status = False, "not_run"

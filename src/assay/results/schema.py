@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from assay.config import Suite
 from assay.results.models import Report, TestResult, TurnResult
-from assay.results.trace import GoalTrace
+from assay.results.trace import GoalTrace, trace_json_schema
 
 SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "suite": Suite,
@@ -27,6 +27,9 @@ def json_schema(name: str) -> dict[str, Any]:
         return suite_schema()
     # Records describe assay's output, where every field is always present: the
     # serialisation schema marks them required (as contract §2 does for tool_calls, errors...).
-    schema = SCHEMA_MODELS[name].model_json_schema(mode="serialization")
+    if name == "trace":  # versioned: a trace says which schema_version it follows
+        schema = trace_json_schema()
+    else:
+        schema = SCHEMA_MODELS[name].model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

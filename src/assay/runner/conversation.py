@@ -35,6 +35,7 @@ class CaseSettings:
     metric_timeout_s: float = DEFAULT_METRIC_TIMEOUT_S
     judge: JudgeModel | None = None  # when one is configured
     run_id: str = ""
+    goal: Any = None  # an assay.simulation.GoalRuntime, when goal tests can run
 
 
 def now_iso() -> str:
@@ -104,80 +105,104 @@ def skipped_turn(index: int, turn: Turn, reason: str) -> TurnResult:
     )
 
 
+class AgentConversation:
+    """One agent session, its turns sent strictly in order: each turn is sent, recorded as a
+    TurnResult (scored by its own metrics) and added to the history the next turn, the
+    simulated user and test-scoped metrics see. A scripted test sends its turns; a goal test
+    sends what its simulated user writes, through the same code.
+
+    After a lost session (SPEC §4: the agent said so, or two failed turns in a row) every
+    later turn is recorded as skipped."""
+
+    def __init__(self, case: TestCase, target: Target, settings: CaseSettings) -> None:
+        self.case = case
+        self.settings = settings
+        self.session_id = new_session_id(settings.run_id)
+        self.session = target.session(self.session_id)
+        self.turns: list[TurnResult] = []
+        self.messages: list[Message] = []
+        self.exchanges: list[Exchange] = []
+        self.lost: str | None = None
+        self._failures_in_a_row = 0
+
+    async def send(self, turn: Turn) -> TurnResult:
+        index = len(self.turns)
+        if self.lost is not None:
+            self.turns.append(skipped_turn(index, turn, self.lost))
+            return self.turns[-1]
+        request = TurnRequest(
+            input=turn.input,
+            session_id=self.session_id,
+            turn_id=turn.turn_id or str(index + 1),
+            turn_index=index,
+            history=tuple(self.messages),
+        )
+        errors: list[str] = []
+        reply: Reply | None = None
+        timeout_s = self.settings.turn_timeout_s
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                reply = await self.session.send(request)
+        except SessionLost as exc:
+            errors.append(f"session lost: {exc}")
+            self.lost = f"the agent lost the session at turn {index}"
+        except TimeoutError:
+            errors.append(f"timed out after {timeout_s:g} s")
+        except TargetError as exc:
+            errors.append(str(exc))
+        except Exception as exc:  # a target's own bug still fails only this turn
+            errors.append(f"the target failed: {describe(exc)}")
+        latency_ms = (time.perf_counter() - t0) * 1000
+        self._failures_in_a_row = self._failures_in_a_row + 1 if errors else 0
+        if self.lost is None and self._failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:
+            self.lost = (
+                f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
+            )
+        result = await _turn_result(
+            self.case, index, turn, reply, errors, latency_ms, self.exchanges, self.settings
+        )
+        self.turns.append(result)
+        self.messages.append(Message("user", turn.input))
+        response = reply.text if reply else None
+        if reply is not None:  # a tool-only reply is still the assistant's turn
+            self.messages.append(Message("assistant", response or ""))
+        self.exchanges.append(
+            Exchange(
+                turn.input,
+                response,
+                tuple(reply.tool_invocations) if reply else (),
+                turn.ground_truth,
+                turn.context,
+                latency_ms,
+                reply.token_usage if reply else None,
+            )
+        )
+        return result
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
 async def run_case(
     case: TestCase, target: Target, settings: CaseSettings, repeat_index: int = 0
 ) -> TestResult:
-    """Run a single-turn or scripted multi-turn case (goal cases: see ``scheduler.run_one``)."""
+    """Run a single-turn or scripted multi-turn case (goal cases: see ``assay.simulation``)."""
     started = now_iso()
-    session_id = new_session_id(settings.run_id)
-    session = target.session(session_id)
-    turns: list[TurnResult] = []
-    messages: list[Message] = []
-    exchanges: list[Exchange] = []
-    lost: str | None = None
-    failures_in_a_row = 0
+    conversation = AgentConversation(case, target, settings)
     try:
-        for index, turn in enumerate(case.turns):
-            if lost is not None:
-                turns.append(skipped_turn(index, turn, lost))
-                continue
-            request = TurnRequest(
-                input=turn.input,
-                session_id=session_id,
-                turn_id=turn.turn_id or str(index + 1),
-                turn_index=index,
-                history=tuple(messages),
-            )
-            errors: list[str] = []
-            reply: Reply | None = None
-            t0 = time.perf_counter()
-            try:
-                async with asyncio.timeout(settings.turn_timeout_s):
-                    reply = await session.send(request)
-            except SessionLost as exc:
-                errors.append(f"session lost: {exc}")
-                lost = f"the agent lost the session at turn {index}"
-            except TimeoutError:
-                errors.append(f"timed out after {settings.turn_timeout_s:g} s")
-            except TargetError as exc:
-                errors.append(str(exc))
-            except Exception as exc:  # a target's own bug still fails only this turn
-                errors.append(f"the target failed: {describe(exc)}")
-            latency_ms = (time.perf_counter() - t0) * 1000
-            failures_in_a_row = failures_in_a_row + 1 if errors else 0
-            if lost is None and failures_in_a_row >= MAX_CONSECUTIVE_FAILURES:
-                lost = (
-                    f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
-                )
-            turns.append(
-                await _turn_result(
-                    case, index, turn, reply, errors, latency_ms, exchanges, settings
-                )
-            )
-            messages.append(Message("user", turn.input))
-            response = reply.text if reply else None
-            if reply is not None:  # a tool-only reply is still the assistant's turn
-                messages.append(Message("assistant", response or ""))
-            exchanges.append(
-                Exchange(
-                    turn.input,
-                    response,
-                    tuple(reply.tool_invocations) if reply else (),
-                    turn.ground_truth,
-                    turn.context,
-                    latency_ms,
-                    reply.token_usage if reply else None,
-                )
-            )
+        for turn in case.turns:
+            await conversation.send(turn)
     finally:
-        await session.close()
+        await conversation.close()
+    turns = conversation.turns
     extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
     if case.type == "single_turn":
         result = single_turn_result(case.name, turns[0], started, **extra)
     else:
         result = rollup_multi_turn(case.name, turns, started, **extra)
     if case.test_metrics:
-        await score_conversation(case, exchanges, result, settings)
+        await score_conversation(case, conversation.exchanges, result, settings)
     return result
 
 

@@ -12,7 +12,7 @@ import subprocess
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
@@ -120,6 +120,7 @@ class RunJob:
         self.repeat = request.repeat or execution.repeat
         self.concurrency = request.concurrency or execution.concurrency
         self.cases = self.plan.cases[: request.limit] if request.limit else self.plan.cases
+        self._goal: Any = None  # an assay.simulation.GoalRuntime, once execute builds it
 
     def _start_run(self, target: Target) -> tuple[RunInfo, set[tuple[str, int]]]:
         if self.resume_id is not None:
@@ -157,9 +158,25 @@ class RunJob:
         cache = None if self.request.no_cache else ResponseCache(default_cache_path(self.store_url))
         return make_model(self.plan.judge, cache, source=self.plan.source), cache
 
+    def _goal_runtime(self, judge: ChatModel | None, cache: ResponseCache | None) -> Any:
+        """What goal tests need (their simulated user, judge and contracts), when the run
+        has any; the simulator defaults to the judge's model."""
+        if not any(case.type == "goal" for case in self.cases):
+            return None
+        from assay.models import make_model
+        from assay.simulation import ContractBook, GoalRuntime
+
+        simulator = judge
+        config = self.plan.simulator
+        if config is not None and config != self.plan.judge:
+            simulator = make_model(config, cache, source=f"{self.plan.source}: simulator")
+        contracts = ContractBook(self.plan.base_dir, self.store, judge)
+        return GoalRuntime(simulator, judge, contracts)
+
     def execute(self) -> JobOutcome:
         target = self.plan.make_target()
         judge, cache = self._judge()
+        self._goal = self._goal_runtime(judge, cache)
         try:
             return self._execute(target, judge)
         finally:
@@ -179,6 +196,7 @@ class RunJob:
             metric_timeout_s=self.plan.suite.execution.metric_timeout_s,
             judge=judge,
             run_id=run.id,
+            goal=self._goal,
         )
         status = "failed"
         try:
@@ -220,9 +238,12 @@ class RunJob:
         on_result: ResultSink,
     ) -> None:
         await target.start()
+        models = {id(m): m for m in (judge, getattr(self._goal, "simulator", None)) if m}
         try:
+            for model in models.values():  # an unreachable model stops the run, as a target
+                await model.check_reachable()
             await run_cases(work, target, settings, self.concurrency, on_result)
         finally:
             await target.aclose()
-            if judge is not None:
-                await judge.aclose()  # inside the loop that opened its HTTP session
+            for model in models.values():
+                await model.aclose()  # inside the loop that opened its HTTP session

@@ -24,6 +24,7 @@ class RunPlan:
     snapshot: dict[str, Any] = field(default_factory=dict)
     source: str = "options"  # the suite file, for messages
     files: list[Path] = field(default_factory=list)  # the suite and dataset files read
+    simulator: ModelConfig | None = None  # goal tests' simulated user; the judge's by default
 
     def make_target(self) -> Target:
         return make_target(
@@ -91,7 +92,8 @@ def plan_run(
         }
     )
     source = str(suite_path) if suite_path and not target_option else "options"
-    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source, files)
+    simulator = suite.simulator or judge
+    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source, files, simulator)
 
 
 def dataset_prefixes(labels: list[str]) -> list[str]:

@@ -49,12 +49,17 @@ async def run_one(
 ) -> TestResult:
     """One test's result, whatever happens in it: a failure that escaped the turn and metric
     boundaries (a bug of assay's, or of a target's) errors this test, not the run."""
+    runner = run_case
     if case.type == "goal":
-        return not_run_result(
-            case, "goal-driven tests need a simulated-user model (simulator:)", repeat_index
-        )
+        from assay.simulation.runner import GoalRuntime, run_goal_case
+
+        runtime = settings.goal
+        reason = GoalRuntime.NOT_CONFIGURED if runtime is None else runtime.missing
+        if reason is not None:
+            return not_run_result(case, reason, repeat_index)
+        runner = run_goal_case
     try:
-        return await run_case(case, target, settings, repeat_index)
+        return await runner(case, target, settings, repeat_index)
     except Exception as exc:
         reraise_if_cancelling(exc)
         reason = f"assay could not finish this test: {describe(exc)}"

@@ -85,6 +85,10 @@ runs = Table(
     _required("total", Integer, default=0),
     _required("passed", Integer, default=0),
     _required("failed", Integer, default=0),
+    # who runs it now (see _lock): set while a process writes its results
+    _optional("holder_host", String(255)),
+    _optional("holder_pid", Integer),
+    _optional("heartbeat_at", Float),  # seconds since the epoch
 )
 
 test_results = Table(
@@ -152,4 +156,16 @@ tool_invocations = Table(
     _optional("bytes", BigInteger),
     _optional("duration_ms", Float),
     _optional("error", Text),
+)
+
+# Evaluation contracts of goal-driven tests, by the SHA-256 of their authored fields and the
+# contract version (see assay.simulation): derived once, reused by every later run.
+contracts = Table(
+    "assay_contracts",
+    metadata,
+    Column("hash", String(64), primary_key=True),
+    _required("contract_version", Integer),
+    _required("contract", JSON),  # the contract itself, as the reviewable file has it
+    _optional("derived_by", Text),  # provider:model
+    _required("created_at", String(40)),
 )

@@ -3,33 +3,25 @@ and the samples.
 
 A ``Verdict`` is the JSON Schema a judge replies with and how to read a conforming reply
 into a ``Judgement`` (a 0–1 score, the raw verdict, the reasoning). ``ask`` sends the
-prompt; an invalid reply is shown back to the judge with what was wrong, at most
-``MAX_REASKS`` times, after which the sample fails: a score is never guessed.
+prompt through ``assay.models.structured.ask_structured``: an invalid reply is shown back
+to the judge with what was wrong, at most ``MAX_REASKS`` times, after which the sample
+fails: a score is never guessed.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import JudgeError
+from assay.models.structured import MAX_REASKS as MAX_REASKS
+from assay.models.structured import REASK_PROMPT as REASK_PROMPT
+from assay.models.structured import Call, ask_structured
 from assay.results.models import TokenUsage
-from assay.secrets import REDACTOR
 
 if TYPE_CHECKING:
     from assay.models.protocol import JudgeModel
-
-MAX_REASKS = 2
-_MAX_ECHO_CHARS = 4000  # of an invalid reply, shown back to the judge
-
-REASK_PROMPT = (
-    "Your reply could not be used: {problem}.\n"
-    "Reply again with only one JSON object that matches this JSON Schema, and nothing else:\n"
-    "{schema}"
-)
 
 
 @dataclass(frozen=True)
@@ -57,15 +49,26 @@ def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# Up to this many points, an integer scale is sent as an enum: grammar-constrained local
+# servers enforce an enum but not minimum/maximum (10, 100 and 10.5 came back on 1–5).
+MAX_ENUM_POINTS = 101
+
+
+def integer_scale(low: int, high: int) -> dict[str, Any]:
+    if high - low < MAX_ENUM_POINTS:
+        return {"type": "integer", "enum": list(range(low, high + 1))}
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
 def scale_verdict(low: int, high: int) -> Verdict:
-    """``{"reasoning": str, "score": number in [low, high]}``, mapped to 0–1."""
+    """``{"reasoning": str, "score": an integer from low to high}``, mapped to 0–1."""
 
     def read(parsed: dict[str, Any]) -> Judgement:
         raw = parsed["score"]
         score = (raw - low) / (high - low)
         return Judgement(score, raw, parsed["reasoning"], {"scale": [low, high]})
 
-    schema = object_schema({"score": {"type": "number", "minimum": low, "maximum": high}})
+    schema = object_schema({"score": integer_scale(low, high)})
     return Verdict(schema, read)
 
 
@@ -77,29 +80,6 @@ def choice_verdict(key: str, scores: Mapping[str, float]) -> Verdict:
         return Judgement(scores[label], label, parsed["reasoning"], {key: label})
 
     return Verdict(object_schema({key: {"type": "string", "enum": list(scores)}}), read)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One HTTP-level judge call, as recorded in a result's details."""
-
-    usage: TokenUsage
-    cost_usd: float | None
-    latency_ms: float
-    cached: bool
-
-    @property
-    def spent_usd(self) -> float | None:
-        """What this call cost in this run: nothing when the cache answered."""
-        return 0.0 if self.cached and self.cost_usd is not None else self.cost_usd
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "usage": self.usage.model_dump(),
-            "cost_usd": self.spent_usd,
-            "latency_ms": self.latency_ms,
-            "cached": self.cached,
-        }
 
 
 @dataclass
@@ -119,46 +99,21 @@ async def ask(
     max_tokens: int | None,
     sample: int = 0,
 ) -> Sample:
-    """One sample of a verdict, re-asking on an invalid reply. Never raises JudgeError:
-    a failed call or a last invalid reply becomes ``Sample.error``."""
-    msgs = [dict(m) for m in messages]
-    out = Sample()
-    for attempt in range(MAX_REASKS + 1):
-        try:
-            reply = await judge.complete(
-                msgs,
-                schema=verdict.schema,
-                schema_name="verdict",
-                temperature=temperature,
-                max_tokens=max_tokens,
-                sample=sample,
-                # a verdict that took re-asks is cached under the first request too
-                cache_as=messages if attempt else None,
-            )
-        except JudgeError as exc:
-            out.error = REDACTOR(str(exc))
-            return out
-        out.calls.append(Call(reply.usage, reply.cost_usd, reply.latency_ms, reply.cached))
-        problem = reply.parse_error
-        if problem is None:
-            try:
-                out.judgement = verdict.read(reply.parsed)
-                return out
-            except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-                problem = f"the verdict cannot be read ({type(exc).__name__}: {exc})"
-        if attempt == MAX_REASKS:
-            out.error = REDACTOR(
-                f"the judge gave no valid verdict after {MAX_REASKS} re-asks: {problem}"
-            )
-            return out
-        out.reasks += 1
-        shown = reply.text if len(reply.text) <= _MAX_ECHO_CHARS else reply.text[:_MAX_ECHO_CHARS]
-        msgs.append({"role": "assistant", "content": shown or "(an empty reply)"})
-        schema_text = json.dumps(verdict.schema, ensure_ascii=False)
-        msgs.append(
-            {"role": "user", "content": REASK_PROMPT.format(problem=problem, schema=schema_text)}
-        )
-    raise AssertionError("unreachable")  # pragma: no cover
+    """One sample of a verdict, re-asking on an invalid reply (``ask_structured``). Never
+    raises JudgeError: a failed call or a last invalid reply becomes ``Sample.error``."""
+    asked = await ask_structured(
+        judge,
+        messages,
+        verdict.schema,
+        verdict.read,
+        schema_name="verdict",
+        temperature=temperature,
+        max_tokens=max_tokens,
+        sample=sample,
+        who="the judge",
+        what="verdict",
+    )
+    return Sample(asked.value, asked.error, asked.reasks, asked.calls)
 
 
 @dataclass(frozen=True)
@@ -194,8 +149,12 @@ def usage_details(samples: Sequence[Sample]) -> dict[str, Any]:
     total = sum((c.usage for c in calls), TokenUsage())
     costs = [c.spent_usd for c in calls]
     known = bool(calls) and all(c is not None for c in costs)
-    return {
+    details: dict[str, Any] = {
         "usage": total.model_dump(),
         "cost_usd": round(sum(c or 0.0 for c in costs), 8) if known else None,
         "calls": [c.to_dict() for c in calls],
     }
+    modes = [c.structured_output for c in calls if c.structured_output]
+    if modes:  # how the server was asked for JSON (json_schema, json_object, prompt)
+        details["structured_output"] = modes[-1]
+    return details

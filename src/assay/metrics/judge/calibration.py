@@ -240,7 +240,14 @@ class AgreementReport:
             f"{len(data['not_run'])} not run"
         ]
         confusion = self.confusion
-        if confusion is not None:
+        if not self.usable:  # agreement over no rows is not "undefined": nothing was scored
+            first = (data["errors"] or data["not_run"] or [{}])[0]
+            why = first.get("error") or first.get("reason")
+            out.append(
+                "nothing was scored, so there is no agreement to report"
+                + (f"; the first row's problem: {why}" if why else "")
+            )
+        elif confusion is not None:
             kappa = confusion.kappa
             accuracy = confusion.accuracy
             agree = confusion.both_pass + confusion.both_fail
