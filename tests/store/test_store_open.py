@@ -69,7 +69,7 @@ def test_opening_again_keeps_the_data_and_migrates_nothing(store_url: str) -> No
     with open_store(store_url) as store, store._engine.connect() as conn:
         assert store.completed_keys("run-keep-1") == {("a", 0)}
         versions = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
-    assert versions == ["0001"]
+    assert versions == [HEAD_REVISION]
 
 
 def test_processes_opening_a_new_store_at_once_all_succeed(store_url: str) -> None:

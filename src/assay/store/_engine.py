@@ -35,7 +35,7 @@ STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
 VERSION_TABLE = "assay_alembic_version"
 # The newest migration's revision: a store already there is opened without importing
 # Alembic at all (a test checks this against the migration scripts).
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0002"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 WAL_RETRY_S = 0.02

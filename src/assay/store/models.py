@@ -85,6 +85,10 @@ runs = Table(
     _required("total", Integer, default=0),
     _required("passed", Integer, default=0),
     _required("failed", Integer, default=0),
+    # who runs it now (see _lock): set while a process writes its results
+    _optional("holder_host", String(255)),
+    _optional("holder_pid", Integer),
+    _optional("heartbeat_at", Float),  # seconds since the epoch
 )
 
 test_results = Table(
