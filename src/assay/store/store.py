@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, insert, select, update
+from sqlalchemy import URL, Connection, Engine, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
@@ -36,6 +36,19 @@ from assay.store._records import (
 from assay.store._rows import Row, child_rows, test_row
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
+
+# Built once: a batch is a handful of statements, and building each anew cost more than
+# running it (SQLAlchemy's cache keys), which made frequent small commits dear.
+_LOCK_RUN = select(runs.c.id).where(runs.c.id == bindparam("run_id")).with_for_update()
+_ADD_COUNTS = (
+    update(runs)
+    .where(runs.c.id == bindparam("run_id"))
+    .values(
+        total=runs.c.total + bindparam("added"),
+        passed=runs.c.passed + bindparam("passed"),
+        failed=runs.c.failed + bindparam("failed"),
+    )
+)
 
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
@@ -103,7 +116,7 @@ class Store:
         with _write(self._engine) as conn, conn.begin():
             # Locks the run's row on PostgreSQL, so concurrent writers of one run take turns
             # (SQLite's BEGIN IMMEDIATE already serialises every writer).
-            if conn.execute(self._run_row(run_id).with_for_update()).first() is None:
+            if conn.execute(_LOCK_RUN, {"run_id": run_id}).first() is None:
                 raise RunNotFound(run_id, self.url)
             stored = stored_keys(conn, run_id, batch)
             fresh = [item for key, item in batch.items() if key not in stored]
@@ -128,15 +141,8 @@ class Store:
             if batch:
                 bulk_insert(conn, table, batch)
         passed = sum(1 for _, result in fresh if result.passed)
-        conn.execute(
-            update(runs)
-            .where(runs.c.id == run_id)
-            .values(
-                total=runs.c.total + len(fresh),
-                passed=runs.c.passed + passed,
-                failed=runs.c.failed + (len(fresh) - passed),
-            )
-        )
+        counts = {"run_id": run_id, "added": len(fresh), "passed": passed}
+        conn.execute(_ADD_COUNTS, {**counts, "failed": len(fresh) - passed})
 
     @_db_errors
     @_retry_disconnect
