@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import types
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -37,8 +38,9 @@ MAX_WARNINGS = 20  # a result lists this many changes, then how many more there 
 MAX_KEY_SHOWN = 40
 MAX_PATH_SHOWN = 8  # a longer path in a warning shows its first and last parts
 REPLACEMENT = "\ufffd"
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")  # NUL, and surrogates (unpaired in a str)
 
-_COUNTER, _NUMBER, _OPTIONAL, _VALUE = range(4)
+_COUNTER, _NUMBER, _OPTIONAL, _TEXT, _TEXTS, _RECORD, _RECORDS, _VALUE = range(8)
 
 
 @functools.cache
@@ -52,14 +54,28 @@ def _field_kinds(cls: type[BaseModel]) -> tuple[tuple[str, int], ...]:
         options.discard(type(None))
         if options <= {bool} or all(get_origin(o) is Literal for o in options):
             continue
-        if options == {int}:
+        (only,) = options if len(options) == 1 else (None,)
+        if only is int:
             kind = _COUNTER
-        elif options == {float}:
+        elif only is float:
             kind = _NUMBER if info.is_required() or info.default is not None else _OPTIONAL
+        elif only is str:
+            kind = _TEXT
+        elif get_origin(only) is list and get_args(only) == (str,):
+            kind = _TEXTS
+        elif get_origin(only) is list and _is_record(get_args(only)[0]):
+            kind = _RECORDS
+        elif _is_record(only):
+            kind = _RECORD
         else:
             kind = _VALUE
         kinds.append((name, kind))
     return tuple(kinds)
+
+
+def _is_record(annotation: Any) -> bool:
+    """One of the result models (TestResult and what it holds)."""
+    return isinstance(annotation, type) and annotation.__module__ == TestResult.__module__
 
 
 def _is_union(annotation: Any) -> bool:
@@ -80,6 +96,20 @@ def _describe(value: Any) -> str:
         return f"<a {type(value).__name__} that cannot be shown>"
 
 
+def _plain(value: Any) -> bool:
+    """A value stored as it is: nothing to walk (the common case, checked without a call
+    into the walk)."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() and "\x00" not in value and not REDACTOR.secrets
+    return (
+        value is None
+        or kind is bool
+        or (kind is int and INT64_MIN <= value <= INT64_MAX)
+        or (kind is float and math.isfinite(value))
+    )
+
+
 class _Walk:
     """One walk over one result: returns each value fixed (the same object when nothing
     changed) and collects a note for each change. ``key`` is where a value sits in its
@@ -90,6 +120,7 @@ class _Walk:
         self.dropped = 0
         self._path: list[str | int] = []
         self._inside: set[int] = set()  # ids of the containers being walked: cycles
+        self._models: dict[int, BaseModel] = {}  # id -> the model as fixed (all alive)
 
     # -- notes ---------------------------------------------------------------------------
 
@@ -118,6 +149,14 @@ class _Walk:
 
     def text(self, value: str, key: str | int | None = None) -> str:
         value = REDACTOR(value)
+        if value.isascii():
+            if "\x00" not in value:
+                return value
+        elif _UNSAFE.search(value) is None:
+            return value
+        return self.repair(value, key)
+
+    def repair(self, value: str, key: str | int | None) -> str:
         if "\x00" in value:
             value = value.replace("\x00", REPLACEMENT)
             self.note(key, "NUL characters replaced with U+FFFD")
@@ -148,7 +187,7 @@ class _Walk:
             return None
         if kind is dict or kind is list or kind is tuple:
             return self.container(value, key) if value else value
-        if isinstance(value, BaseModel) and kind.__module__ == TestResult.__module__:
+        if _is_record(kind):
             return self.model(value, key)
         return self.foreign(value, key)
 
@@ -171,7 +210,7 @@ class _Walk:
         items = []
         for key, item in value.items():
             new_key = self.text(key, key) if type(key) is str else self.key(key)
-            new_item = self.value(item, new_key)
+            new_item = item if _plain(item) else self.value(item, new_key)
             changed = changed or new_key is not key or new_item is not item
             items.append((new_key, new_item))
         return dict(items) if changed else value
@@ -186,7 +225,7 @@ class _Walk:
         changed = False
         items = []
         for index, item in enumerate(value):
-            new_item = self.value(item, index)
+            new_item = item if _plain(item) else self.value(item, index)
             changed = changed or new_item is not item
             items.append(new_item)
         return items if changed else value
@@ -204,6 +243,9 @@ class _Walk:
         return self.value(plain, key)
 
     def model(self, model: BaseModel, key: str | int | None = None) -> BaseModel:
+        done = self._models.get(id(model))
+        if done is not None:  # a roll-up lists its turns' tool calls again: walked once
+            return done
         if key is not None:
             self._path.append(key)
         updates: dict[str, Any] = {}
@@ -213,8 +255,12 @@ class _Walk:
             if old is None:
                 continue
             new: Any
-            if type(old) is str:
+            if kind == _TEXT:
                 new = self.text(old, name)
+            elif kind in (_RECORDS, _TEXTS):
+                new = self.typed_list(old, name, kind == _RECORDS) if old else old
+            elif kind == _RECORD:
+                new = self.model(old, name)
             elif kind == _VALUE:
                 new = self.value(old, name)
             elif kind == _COUNTER:
@@ -225,7 +271,19 @@ class _Walk:
                 updates[name] = new
         if key is not None:
             self._path.pop()
-        return model.model_copy(update=updates) if updates else model
+        fixed = model.model_copy(update=updates) if updates else model
+        self._models[id(model)] = fixed
+        return fixed
+
+    def typed_list(self, value: list[Any], key: str, records: bool) -> list[Any]:
+        """A list field of result models or of text: fresh from validation, so neither
+        cyclic nor deep, and walked without the checks free-form data needs."""
+        self._path.append(key)
+        fix = self.model if records else self.text
+        items = [fix(item, index) for index, item in enumerate(value)]
+        self._path.pop()
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return items if changed else value
 
     def clamp(self, value: int, key: str) -> int:
         clamped = INT64_MAX if value > 0 else INT64_MIN

@@ -4,10 +4,11 @@ the agents spends no time (and holds no GIL) on the database.
 The loop makes each result storable and serialises it (``encode_result``), and hands the
 bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
 result is never held back waiting for others. A forked writer process parses them back and
-commits a batch at most MAX_DELAY_S after its first result arrived (or at BATCH_SIZE), so a
-result is durable within about 50 ms of its test finishing: a run killed at any moment
-repeats, on resume, little more than the tests that were in flight. If the run process
-dies, the writer reads what is left in the pipe, stores it and exits.
+commits what it has at once, or MIN_GAP_S after its previous commit when results keep
+coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
+finishing and a run killed at any moment repeats, on resume, little more than the tests
+that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
+what is left in the pipe, stores it and exits.
 
 A batch the database refuses is written again row by row, so only the bad row is affected;
 a row refused on its own is stored as an error result for that test, with the reason.
@@ -32,8 +33,9 @@ from assay.runner.storable import storable, unstorable
 from assay.store._lock import HEARTBEAT_S, RunHolder
 
 BATCH_SIZE = 256
-MAX_DELAY_S = 0.02  # a batch is committed at most this long after its first result arrived
+MIN_GAP_S = 0.02  # between two commits: a result waits at most this long (and the commit)
 SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
+HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 _SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
@@ -91,6 +93,22 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
     return replaced
 
 
+def _read_ready(inbox: Connection, batch: list[Item]) -> bool:
+    """Add every result waiting in the pipe (up to BATCH_SIZE); False once the pipe closed
+    (the run process ended, or died)."""
+    while len(batch) < BATCH_SIZE:
+        try:
+            chunk = inbox.recv_bytes()
+        except EOFError:
+            return False
+        for record in chunk.split(_SEPARATOR):
+            position, _, payload = record.partition(b" ")
+            batch.append((int(position), _decode(payload)))
+        if not inbox.poll(0):
+            break
+    return True
+
+
 def _writer_main(
     open_store: StoreFactory,
     run_id: str,
@@ -110,29 +128,22 @@ def _writer_main(
     try:
         store = open_store()
         batch: list[Item] = []
-        deadline = 0.0
+        deadline = last_commit = 0.0
         next_beat = time.monotonic() + HEARTBEAT_S
         open_pipe = True
         while open_pipe or batch:
-            now = time.monotonic()
-            wait = max(0.0, (deadline if batch else next_beat) - now)
+            wait = max(0.0, (deadline if batch else next_beat) - time.monotonic())
             if open_pipe and inbox.poll(wait):
-                try:
-                    chunk = inbox.recv_bytes()
-                except EOFError:  # the run process closed the pipe, or died
-                    open_pipe = False
-                    continue
-                if not batch:
-                    deadline = time.monotonic() + MAX_DELAY_S
-                for record in chunk.split(_SEPARATOR):
-                    position, _, payload = record.partition(b" ")
-                    batch.append((int(position), _decode(payload)))
+                if not batch:  # at once, unless the last commit was under MIN_GAP_S ago
+                    deadline = max(time.monotonic(), last_commit + MIN_GAP_S)
+                open_pipe = _read_ready(inbox, batch)
                 if len(batch) < BATCH_SIZE and open_pipe and time.monotonic() < deadline:
                     continue
             if batch:
                 replaced += store_batch(store, run_id, batch)
                 written += len(batch)
                 batch = []
+                last_commit = time.monotonic()
             if holder is not None and time.monotonic() >= next_beat:
                 store.heartbeat(run_id, holder, time.time())
                 next_beat = time.monotonic() + HEARTBEAT_S
@@ -165,21 +176,25 @@ class ResultWriter:
         receive.close()
         reply.close()
         self._pending: list[bytes] = []
+        self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
         self.error: AssayError | None = None
         self.written = 0
         self.replaced: list[int] = []
 
     def add(self, position: int, payload: str) -> None:
-        """Hand over a result's JSON (from ``encode_result``) to be stored: at once when the
-        event loop finishes its current turn (results finished together go together), or
-        at SEND_EVERY results; without a running loop, at SEND_EVERY or ``close``."""
+        """Hand over a result's JSON (from ``encode_result``) to be stored: when the event
+        loop finishes its current turn (results finished together go together), at
+        SEND_EVERY results or after HOLD_MAX_S; without a running loop, at SEND_EVERY or
+        ``close``."""
         if self.error is None and self._replies.poll():
             self._read_reply()
         if self.error is not None:
             raise self.error
+        if not self._pending:
+            self._oldest = time.monotonic()
         self._pending.append(b"%d %s" % (position, payload.encode()))
-        if len(self._pending) >= SEND_EVERY:
+        if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
         elif not self._flush_planned:
             try:
