@@ -192,3 +192,34 @@ def test_a_result_is_handed_to_the_store_when_its_test_ends(tmp_path: Path) -> N
     finally:
         writer.close()
         store.close()
+
+
+def test_a_test_whose_name_holds_a_secret_is_not_re_run_by_resume(tmp_path: Path) -> None:
+    with agent_server() as server:
+        (tmp_path / "suite.yaml").write_text(
+            f"name: named\ntarget: {{http: {{url: '{server.chat_url}'}}}}\n"
+            "tests:\n  - {name: 'ask-${NAME_SECRET}', input: hi}\n  - {name: plain, input: ho}\n"
+        )
+        env = {**ENV, "NAME_SECRET": "sekret-name-77"}
+        code, out, err = run(tmp_path, "run", "suite.yaml", env=env)
+        assert code == 0, out + err
+        assert "ask-***" in out and "sekret-name-77" not in out
+        rid = run_id(tmp_path / ".assay" / "assay.db")
+        code, out, err = run(tmp_path, "run", "--resume", rid, env=env)
+        assert code == 0, out + err
+        assert len(server.requests) == 2  # the stored "ask-***" is the planned test: not re-run
+
+
+def test_two_names_stored_alike_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    with agent_server() as server:
+        (tmp_path / "suite.yaml").write_text(
+            f"name: named\ntarget: {{http: {{url: '{server.chat_url}'}}}}\n"
+            "tests:\n  - {name: 'ask-${SECRET_A}', input: hi}\n"
+            "  - {name: 'ask-${SECRET_B}', input: ho}\n"
+        )
+        env = {**ENV, "SECRET_A": "first-secret", "SECRET_B": "other-secret"}
+        code, _, err = run(tmp_path, "run", "suite.yaml", env=env)
+        assert code == 2
+        assert "test name 'ask-***' is also the stored name of" in err
+        assert "first-secret" not in err and "other-secret" not in err
+        assert server.requests == []

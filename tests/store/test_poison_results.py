@@ -156,3 +156,15 @@ def test_a_store_that_fails_every_row_still_fails_the_run(tmp_path: Path) -> Non
     with pytest.raises(Exception, match="no stored run"):  # the run's row is missing
         store_batch(store, "no-such-run", [(0, single("a"))])
     store.close()
+
+
+def test_a_handed_over_result_that_does_not_parse_keeps_its_name(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    store.create_run(run_info("run-odd"))
+    writer = ResultWriter(store.reopen, "run-odd")
+    writer.add(0, raw_payload(single("odd", repeat=2), test_type="not-a-type"))
+    writer.close()
+    [kept] = store.iter_results("run-odd")
+    assert (kept.test_name, kept.repeat_index, kept.status) == ("odd", 2, "error")
+    assert "could not be stored (ValidationError: 1 validation error" in kept.errors[0]
+    store.close()
