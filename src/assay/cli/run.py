@@ -100,7 +100,13 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
     """SIGTERM (a cancelled CI job, ``kill``) stops the run as Ctrl-C does: the run is
     marked interrupted and resumable, exit 130, instead of staying "running" forever."""
 
+    stopping = False
+
     def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if stopping:  # once is enough: let the run store what it has and end
+            return
+        stopping = True
         handler = signal.getsignal(signal.SIGINT)  # asyncio's while the loop runs
         if callable(handler):
             handler(signal.SIGINT, frame)

@@ -162,12 +162,13 @@ class RunJob:
                 request.judge,
                 request.judge_base_url,
             )
-        except ConfigError:
-            # a resume without the endpoint options the run started with: say that
+        except ConfigError as exc:
+            # no target: a resume without the --target the run started with? say that
             missing = [
                 n for n in ENDPOINT_OPTIONS if getattr(started, n) and not getattr(request, n)
             ]
-            if self.resume_id is None or not missing:
+            no_target = any(problem.path == "target" for problem in exc.problems)
+            if self.resume_id is None or not missing or not no_target:
                 raise
             why = f"it was started with {started.endpoint_options()}, not given now"
             raise endpoints_refused(self.resume_id, why, started) from None

@@ -119,8 +119,8 @@ def _writer_main(
 ) -> None:
     """The writer process: read, batch, store; report the counts or the error at the end."""
     parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
-    # Ctrl-C and SIGTERM are the run process's to handle; this process ends when the pipe
-    # closes, after storing everything handed over (a process group killed at once too).
+    # Ctrl-C and SIGTERM are the run process's to handle, even when they reach the whole
+    # process group: this process ends when the pipe closes, after storing what it got.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     written = 0
