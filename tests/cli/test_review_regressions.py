@@ -58,7 +58,11 @@ def test_bad_agent_data_fails_one_turn_and_odd_text_is_stored(
         "tool_invocations[0].duration_ms: Input should be a valid number, unable to parse "
         "string as a number (got '5ms')"
     ]
-    assert results["b"]["agent_response"] == "broken ? text"  # the lone surrogate replaced
+    assert results["b"]["agent_response"] == "broken \ufffd text"  # the lone surrogate replaced
+    assert results["b"]["warnings"] == [
+        "agent_response: unpaired surrogate characters replaced with U+FFFD",
+        "tool_invocations[0].result: a value of type Odd is not JSON; stored as its text",
+    ]
     assert results["b"]["tool_invocations"][0]["result"] == "an odd object"
     assert results["c"]["passed"] is True
 

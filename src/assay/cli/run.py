@@ -3,7 +3,11 @@ and exit 0 (all passed), 1 (some failed), 2 (invalid input), 3 (could not execut
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 import typer
 
@@ -65,14 +69,15 @@ def run(
     opened = open_store(store)
     try:
         job = RunJob(opened, request, resume=resume, progress=not quiet, store_url=store)
-        outcome = job.execute()
+        with _sigterm_as_ctrl_c():
+            outcome = job.execute()
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console
         print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet)
         if outcome.interrupted:
             err_console.print(
                 f"interrupted: {outcome.summary.total_tests} tests stored; resume with "
-                f"[bold]assay run --resume {outcome.run.id[:12]}[/]"
+                f"[bold]{outcome.resume_command}[/]"
             )
             raise typer.Exit(EXIT_INTERRUPTED)
         if outputs:
@@ -92,6 +97,31 @@ def run(
     finally:
         opened.close()
     raise typer.Exit(exit_code(outcome.summary, strict))
+
+
+@contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, ``kill``) stops the run as Ctrl-C does: the run is
+    marked interrupted and resumable, exit 130, instead of staying "running" forever."""
+
+    stopping = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if stopping:  # once is enough: let the run store what it has and end
+            return
+        stopping = True
+        handler = signal.getsignal(signal.SIGINT)  # asyncio's while the loop runs
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:  # SIGINT ignored (a background job): still stop
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:

@@ -118,6 +118,10 @@ class TestResult(_Record):
     time_to_first_token_ms: int | None = None  # single-turn tests; see each turn otherwise
     token_usage: TokenUsage | None = None
     errors: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="what assay changed to store the result (a clamped number, cleaned text)",
+    )
     timestamp: str
     turns: list[TurnResult] | None = Field(
         default=None, description="Present only for multi-turn test cases; never empty."

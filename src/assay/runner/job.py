@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,10 +22,19 @@ from assay.results.rollup import SummaryBuilder
 from assay.runner.conversation import CaseSettings, now_iso
 from assay.runner.plan import RunPlan, plan_run
 from assay.runner.progress import RunProgress
-from assay.runner.request import RunRequest, fingerprint
+from assay.runner.request import (
+    ENDPOINT_OPTIONS,
+    RunRequest,
+    check_endpoints,
+    endpoints,
+    endpoints_refused,
+    fingerprint,
+)
 from assay.runner.scheduler import ResultSink, run_cases
+from assay.runner.storable import storable_text
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
+from assay.store._lock import RunHolder
 from assay.targets.base import Target
 from assay.version import __version__
 
@@ -41,6 +51,7 @@ class JobOutcome:
     summary: ReportSummary
     shown: list[TestResult]  # what the terminal table lists, in test order
     interrupted: bool = False
+    resume_command: str = ""  # how to resume this run, endpoint options included
 
 
 @dataclass
@@ -75,6 +86,22 @@ def _slots(cases: list[TestCase], repeat: int) -> Iterator[tuple[int, TestCase, 
             yield i * repeat + r, case, r
 
 
+def _stored_names(cases: list[TestCase]) -> list[str]:
+    """Each case's name as the store keeps it (secrets masked, NUL replaced): what resume
+    compares. Two names that would be stored alike are refused, or one result would be lost."""
+    names = [storable_text(case.name) for case in cases]
+    seen: dict[str, TestCase] = {}
+    for case, name in zip(cases, names, strict=True):
+        if name in seen:
+            problem = (
+                f"test name {name!r} is also the stored name of {seen[name].source} "
+                "(once secrets are masked and NUL characters replaced); make the names differ"
+            )
+            raise ConfigError([Problem(case.source, "name", problem)])
+        seen[name] = case
+    return names
+
+
 class RunJob:
     """A planned run bound to a store: ``execute`` runs what is left and records it."""
 
@@ -89,19 +116,22 @@ class RunJob:
         self.store = store
         self.store_url = store_url
         self.progress = progress
+        self.holder = RunHolder.this_process()
         self.resume_id: str | None = None
         stored_fingerprint: str | None = None
+        inputs: dict[str, Any] = {}
+        started = RunRequest()
         if resume is not None:
             self.resume_id = store.resolve_run_id(resume)
             inputs = store.run_inputs(self.resume_id)
-            request = RunRequest.from_inputs(inputs.get("request") or {}).resumed_with(
-                request, self.resume_id
-            )
+            started = RunRequest.from_inputs(inputs.get("request") or {})
+            request = started.resumed_with(request, self.resume_id)
             stored_fingerprint = inputs.get("fingerprint")
         self.request = request
-        self.plan: RunPlan = plan_run(
-            request.suite, request.datasets, request.target, request.judge, request.judge_base_url
-        )
+        self.plan: RunPlan = self._plan(started)
+        self.endpoints = endpoints(self.plan.target, self.plan.judge)
+        if self.resume_id is not None:
+            check_endpoints(self.resume_id, inputs.get("endpoints"), self.endpoints, started)
         self.fingerprint = fingerprint(self.plan.files)
         if self.resume_id and stored_fingerprint and stored_fingerprint != self.fingerprint:
             raise ConfigError(
@@ -121,12 +151,34 @@ class RunJob:
         self.concurrency = request.concurrency or execution.concurrency
         self.cases = self.plan.cases[: request.limit] if request.limit else self.plan.cases
         self._goal: Any = None  # an assay.simulation.GoalRuntime, once execute builds it
+        self.names = _stored_names(self.cases)
+
+    def _plan(self, started: RunRequest) -> RunPlan:
+        request = self.request
+        try:
+            return plan_run(
+                request.suite,
+                request.datasets,
+                request.target,
+                request.judge,
+                request.judge_base_url,
+            )
+        except ConfigError as exc:
+            # no target: a resume without the --target the run started with? say that
+            missing = [
+                n for n in ENDPOINT_OPTIONS if getattr(started, n) and not getattr(request, n)
+            ]
+            no_target = any(problem.path == "target" for problem in exc.problems)
+            if self.resume_id is None or not missing or not no_target:
+                raise
+            why = f"it was started with {started.endpoint_options()}, not given now"
+            raise endpoints_refused(self.resume_id, why, started) from None
 
     def _start_run(self, target: Target) -> tuple[RunInfo, set[tuple[str, int]]]:
         if self.resume_id is not None:
+            self.store.claim_run(self.resume_id, self.holder, time.time())  # or RunLocked
             run = self.store.get_run(self.resume_id)
             assert run is not None  # resolve_run_id found it
-            self.store.set_status(run.id, "running")
             return run, self.store.completed_keys(run.id)
         run = RunInfo(
             id=uuid.uuid4().hex,
@@ -138,13 +190,21 @@ class RunJob:
             target=target.description or None,
             config=self.plan.snapshot,
         )
-        inputs = {"request": self.request.to_inputs(), "fingerprint": self.fingerprint}
-        self.store.create_run(run, self.fingerprint, inputs)
+        inputs = {
+            "request": self.request.to_inputs(),
+            "fingerprint": self.fingerprint,
+            "endpoints": self.endpoints,
+        }
+        self.store.create_run(run, self.fingerprint, inputs, self.holder, time.time())
         return run, set()
 
     def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: _Shown) -> None:
-        """A resumed run's summary starts from the results already stored."""
-        positions = {(case.name, r): pos for pos, case, r in _slots(self.cases, self.repeat)}
+        """A summary (and terminal table) built from the results stored: a resumed run's
+        start, or a run's end when the store replaced some results by errors."""
+        positions = {
+            (name, r): pos
+            for (pos, _, r), name in zip(self._slots(), self._slot_names(), strict=True)
+        }
         for result in self.store.iter_results(run.id):
             builder.add(result)
             shown.add(positions.get((result.test_name, result.repeat_index), 0), result)
@@ -183,14 +243,24 @@ class RunJob:
             if cache is not None:
                 cache.close()
 
+    def _slots(self) -> Iterator[tuple[int, TestCase, int]]:
+        return _slots(self.cases, self.repeat)
+
+    def _slot_names(self) -> Iterator[str]:
+        return (name for name in self.names for _ in range(self.repeat))
+
     def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
         run, done = self._start_run(target)
-        work = [s for s in _slots(self.cases, self.repeat) if (s[1].name, s[2]) not in done]
+        work = [
+            slot
+            for slot, name in zip(self._slots(), self._slot_names(), strict=True)
+            if (name, slot[2]) not in done
+        ]
         builder = SummaryBuilder(self.repeat)
         shown = _Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
-        writer = ResultWriter(self.store.reopen, run.id)  # its own connections
+        writer = ResultWriter(self.store.reopen, run.id, self.holder)  # its own connections
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
             metric_timeout_s=self.plan.suite.execution.metric_timeout_s,
@@ -216,18 +286,30 @@ class RunJob:
         finally:
             try:
                 writer.close()  # every result handed over is written before the status
+                if writer.replaced:  # the store kept error results for these: count those
+                    builder, shown = SummaryBuilder(self.repeat), _Shown(shown.total)
+                    self._seed(run, builder, shown)
             except BaseException:
                 status = "failed"  # results were lost on the way to the store
                 raise
             finally:
                 summary = builder.build()
-                if status == "completed" or status == "interrupted":
-                    run.status = status  # type: ignore[assignment]
-                    run.finished_at = now_iso()
-                    self.store.finish_run(run.id, run.status, summary, run.finished_at)
-                else:
-                    self.store.set_status(run.id, "failed")
-        return JobOutcome(run, summary, shown.ordered(), status == "interrupted")
+                try:
+                    if status == "completed" or status == "interrupted":
+                        run.status = status  # type: ignore[assignment]
+                        run.finished_at = now_iso()
+                        self.store.finish_run(run.id, run.status, summary, run.finished_at)
+                    else:
+                        self.store.set_status(run.id, "failed")
+                finally:
+                    self.store.release_run(run.id, self.holder)
+        return JobOutcome(
+            run,
+            summary,
+            shown.ordered(),
+            status == "interrupted",
+            self.request.resume_command(run.id),
+        )
 
     async def _drive(
         self,

@@ -1,14 +1,25 @@
 """Write finished results to the store from a separate process, so the event loop that drives
 the agents spends no time (and holds no GIL) on the database.
 
-The loop serialises each result to JSON (pydantic-core, cheap) and pipes the bytes in small
-batches; a forked writer process parses them back and stores batches of up to BATCH_SIZE,
-at least every MAX_DELAY_S. If the run process dies, the writer reads what is left in the
-pipe, stores it and exits, so nothing handed over is lost; a resume re-runs the rest.
+The loop makes each result storable and serialises it (``encode_result``), and hands the
+bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
+result is never held back waiting for others. A forked writer process parses them back and
+commits what it has at once, or MIN_GAP_S after its previous commit when results keep
+coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
+finishing and a run killed at any moment repeats, on resume, little more than the tests
+that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
+what is left in the pipe, stores it and exits.
+
+A batch the database refuses is written again row by row, so only the bad row is affected;
+a row refused on its own is stored as an error result for that test, with the reason.
+The writer also beats the run's heartbeat (see ``assay.store._lock``) while it lives.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import multiprocessing
 import signal
 import time
@@ -16,102 +27,148 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from pydantic_core import PydanticSerializationError
-
 from assay.errors import AssayError, StoreError
 from assay.results.models import TestResult
-from assay.secrets import REDACTOR
+from assay.runner.storable import storable, unstorable
+from assay.store._lock import HEARTBEAT_S, RunHolder
 
 BATCH_SIZE = 256
-MAX_DELAY_S = 0.25  # a result waits at most about this long before it is stored
-SEND_EVERY = 32  # results the run process gathers before one write to the pipe
+MIN_GAP_S = 0.02  # between two commits: a result waits at most this long (and the commit)
+SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
+HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 _SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
+Item = tuple[int, TestResult]
+
+
+def encode_result(result: TestResult) -> tuple[TestResult, str]:
+    """The result as it will be stored and shown, and its JSON: every value made storable
+    and every known secret masked in one walk (``storable``) before it is serialised."""
+    result = storable(result)
+    try:
+        return result, result.model_dump_json()
+    except Exception as exc:  # storable() should leave nothing that fails; if it did, one test
+        kept = unstorable(result, f"{type(exc).__name__}: {exc}")
+        return kept, kept.model_dump_json()
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return first if isinstance(exc, AssayError) else f"{type(exc).__name__}: {first}"
+
+
+def _decode(payload: bytes) -> TestResult:
+    """A handed-over result; one that does not parse back keeps its name, as an error."""
+    try:
+        return TestResult.model_validate_json(payload)
+    except ValueError as exc:
+        data = json.loads(payload)  # not even JSON: the run process is broken; fail the run
+        stub = TestResult(
+            test_name=str(data.get("test_name")),
+            test_type="single_turn",
+            test_input=str(data.get("test_input", "")),
+            passed=False,
+            execution_time_ms=0,
+            timestamp=str(data.get("timestamp", "")),
+            repeat_index=int(data.get("repeat_index", 0)),
+        )
+        return unstorable(stub, _why(exc))
+
+
+def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
+    """Store the batch; the positions of the results that had to be replaced by an error
+    result. Raises only when the store fails even an error result (it is the store)."""
+    with contextlib.suppress(Exception):  # refused: each row alone says which one
+        store.add_results(run_id, batch)
+        return []
+    replaced = []
+    for position, result in batch:
+        try:
+            store.add_results(run_id, [(position, result)])
+        except Exception as exc:
+            store.add_results(run_id, [(position, unstorable(result, _why(exc)))])
+            replaced.append(position)
+    return replaced
+
+
+def _read_ready(inbox: Connection, batch: list[Item]) -> bool:
+    """Add every result waiting in the pipe (up to BATCH_SIZE); False once the pipe closed
+    (the run process ended, or died)."""
+    while len(batch) < BATCH_SIZE:
+        try:
+            chunk = inbox.recv_bytes()
+        except EOFError:
+            return False
+        for record in chunk.split(_SEPARATOR):
+            position, _, payload = record.partition(b" ")
+            batch.append((int(position), _decode(payload)))
+        if not inbox.poll(0):
+            break
+    return True
 
 
 def _writer_main(
     open_store: StoreFactory,
     run_id: str,
+    holder: RunHolder | None,
     inbox: Connection,
     outbox: Connection,
     parents_end: Connection,
 ) -> None:
-    """The writer process: read, batch, store; report the count or the error at the end."""
+    """The writer process: read, batch, store; report the counts or the error at the end."""
     parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run process's to handle
+    # Ctrl-C and SIGTERM are the run process's to handle, even when they reach the whole
+    # process group: this process ends when the pipe closes, after storing what it got.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     written = 0
+    replaced: list[int] = []
     try:
         store = open_store()
-        batch: list[tuple[int, TestResult]] = []
-        deadline = 0.0
+        batch: list[Item] = []
+        deadline = last_commit = 0.0
+        next_beat = time.monotonic() + HEARTBEAT_S
         open_pipe = True
         while open_pipe or batch:
-            wait = max(0.0, deadline - time.monotonic()) if batch else None
+            wait = max(0.0, (deadline if batch else next_beat) - time.monotonic())
             if open_pipe and inbox.poll(wait):
-                try:
-                    chunk = inbox.recv_bytes()
-                except EOFError:  # the run process closed the pipe, or died
-                    open_pipe = False
-                    continue
-                if not batch:
-                    deadline = time.monotonic() + MAX_DELAY_S
-                for record in chunk.split(_SEPARATOR):
-                    position, _, payload = record.partition(b" ")
-                    batch.append((int(position), TestResult.model_validate_json(payload)))
-                if len(batch) < BATCH_SIZE and open_pipe:
+                if not batch:  # at once, unless the last commit was under MIN_GAP_S ago
+                    deadline = max(time.monotonic(), last_commit + MIN_GAP_S)
+                open_pipe = _read_ready(inbox, batch)
+                if len(batch) < BATCH_SIZE and open_pipe and time.monotonic() < deadline:
                     continue
             if batch:
-                store.add_results(run_id, batch)
+                replaced += store_batch(store, run_id, batch)
                 written += len(batch)
                 batch = []
+                last_commit = time.monotonic()
+            if holder is not None and time.monotonic() >= next_beat:
+                store.heartbeat(run_id, holder, time.time())
+                next_beat = time.monotonic() + HEARTBEAT_S
         store.close()
-        outbox.send(("ok", written))
+        outbox.send(("ok", written, replaced))
     except AssayError as exc:
         outbox.send(("error", str(exc), written))
     except Exception as exc:  # the driver's own errors are still store failures
         outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
 
 
-def _json_safe(value: Any) -> Any:
-    """A dumped result made storable: text without lone surrogates, odd objects as text."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_json_safe(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    return str(value)
-
-
-def encode_result(result: TestResult) -> tuple[TestResult, str]:
-    """The result as it will be stored and shown, and its JSON: an agent's lone surrogate or
-    unserialisable tool result is made storable, and known secrets (${VAR} values, keys,
-    credential headers) are masked wherever the agent echoed them."""
-    try:
-        payload = result.model_dump_json()
-    except (PydanticSerializationError, ValueError):
-        result = TestResult.model_validate(_json_safe(result.model_dump()))
-        payload = result.model_dump_json()
-    masked = REDACTOR(payload)
-    if masked is not payload:
-        return TestResult.model_validate_json(masked), masked
-    return result, payload
-
-
 class ResultWriter:
     """``add`` hands a result to the writer process; ``close`` waits until everything is
-    stored and raises the writer's failure, if any (a StoreError: exit 3)."""
+    stored and raises the writer's failure, if any (a StoreError: exit 3). ``replaced``
+    lists the positions of results the store refused, stored as error results instead."""
 
-    def __init__(self, open_store: StoreFactory, run_id: str) -> None:
+    def __init__(
+        self, open_store: StoreFactory, run_id: str, holder: RunHolder | None = None
+    ) -> None:
         context = multiprocessing.get_context("fork")  # inherits the imports: starts in ms
         receive, self._send = context.Pipe(duplex=False)
         self._replies, reply = context.Pipe(duplex=False)
         self._process = context.Process(
             target=_writer_main,
-            args=(open_store, run_id, receive, reply, self._send),
+            args=(open_store, run_id, holder, receive, reply, self._send),
             daemon=True,
             name="assay-writer",
         )
@@ -119,21 +176,36 @@ class ResultWriter:
         receive.close()
         reply.close()
         self._pending: list[bytes] = []
+        self._oldest = 0.0  # when the oldest pending result was added
+        self._flush_planned = False
         self.error: AssayError | None = None
         self.written = 0
+        self.replaced: list[int] = []
 
     def add(self, position: int, payload: str) -> None:
-        """Hand over a result's JSON (from ``encode_result``) to be stored."""
+        """Hand over a result's JSON (from ``encode_result``) to be stored: when the event
+        loop finishes its current turn (results finished together go together), at
+        SEND_EVERY results or after HOLD_MAX_S; without a running loop, at SEND_EVERY or
+        ``close``."""
         if self.error is None and self._replies.poll():
             self._read_reply()
         if self.error is not None:
             raise self.error
+        if not self._pending:
+            self._oldest = time.monotonic()
         self._pending.append(b"%d %s" % (position, payload.encode()))
-        if len(self._pending) >= SEND_EVERY:
+        if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
+        elif not self._flush_planned:
+            try:
+                asyncio.get_running_loop().call_soon(self._flush)
+            except RuntimeError:  # no loop: close() sends the rest
+                return
+            self._flush_planned = True
 
     def _flush(self) -> None:
-        if not self._pending:
+        self._flush_planned = False
+        if not self._pending or self.error is not None:
             return
         try:
             self._send.send_bytes(_SEPARATOR.join(self._pending))
@@ -150,7 +222,7 @@ class ResultWriter:
             self.error = self.error or StoreError("the result writer stopped unexpectedly")
             return
         if reply[0] == "ok":
-            self.written = reply[1]
+            self.written, self.replaced = reply[1], reply[2]
         else:
             self.error = StoreError(reply[1])
             self.written = reply[2]

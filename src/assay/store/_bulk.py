@@ -4,10 +4,11 @@ however large the run is."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import JSON, Connection, Table, func, insert, select, text
+from sqlalchemy import JSON, Connection, Table, bindparam, func, insert, select, text
 
 from assay.store.models import test_results
 
@@ -21,11 +22,24 @@ _PG_KEY_PROBE = text(
 )
 
 
+# Built once, not per batch (see store.py)
+_TOP_ID = select(func.coalesce(func.max(test_results.c.id), 0))
+_KEYS = select(test_results.c.test_name, test_results.c.repeat_index).where(
+    test_results.c.run_id == bindparam("run_id"),
+    test_results.c.test_name.in_(bindparam("names", expanding=True)),
+)
+
+
+@functools.cache
+def _insert(table: Table) -> Any:
+    return insert(table)
+
+
 def bulk_insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
     """Insert many rows at once: an executemany on SQLite, COPY on PostgreSQL (several
     times faster there than even a pipelined executemany). Runs in ``conn``'s transaction."""
     if conn.dialect.name != "postgresql":
-        conn.execute(insert(table), rows)
+        conn.execute(_insert(table), rows)
         return
     import psycopg  # only PostgreSQL stores need the driver's COPY
     from psycopg.types.json import Json
@@ -52,7 +66,7 @@ def reserve_ids(conn: Connection, count: int) -> list[int]:
         )
         return list(conn.execute(query, {"table": test_results.name, "n": count}).scalars())
     # SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), so max(id) is ours.
-    top = conn.execute(select(func.coalesce(func.max(test_results.c.id), 0))).scalar_one()
+    top = conn.execute(_TOP_ID).scalar_one()
     return list(range(top + 1, top + 1 + count))
 
 
@@ -76,9 +90,6 @@ def stored_keys(
     found: set[tuple[str, int]] = set()
     names = sorted({name for name, _ in wanted})
     for start in range(0, len(names), KEY_LOOKUP_CHUNK):
-        query = select(test_results.c.test_name, test_results.c.repeat_index).where(
-            test_results.c.run_id == run_id,
-            test_results.c.test_name.in_(names[start : start + KEY_LOOKUP_CHUNK]),
-        )
-        found.update((name, repeat) for name, repeat in conn.execute(query))
+        chunk = {"run_id": run_id, "names": names[start : start + KEY_LOOKUP_CHUNK]}
+        found.update((name, repeat) for name, repeat in conn.execute(_KEYS, chunk))
     return found

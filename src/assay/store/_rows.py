@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
 
 Row = dict[str, Any]
 
 
+@overload
+def clean(text: str) -> str: ...
+@overload
+def clean(text: None) -> None: ...
 def clean(text: str | None) -> str | None:
-    """PostgreSQL text cannot hold NUL characters; the JSON payload keeps the original."""
+    """PostgreSQL text cannot hold NUL characters: they become U+FFFD in every text column.
+    (``encode_result`` already replaced them in a run; this is for any other caller.)"""
     return text.replace("\x00", "\ufffd") if text and "\x00" in text else text
 
 
@@ -23,7 +28,7 @@ def test_row(test_id: int, run_id: str, position: int, result: TestResult) -> Ro
         "id": test_id,
         "run_id": run_id,
         "position": position,
-        "test_name": result.test_name,
+        "test_name": clean(result.test_name),
         "repeat_index": result.repeat_index,
         "test_type": result.test_type,
         "status": result.status,
@@ -68,7 +73,7 @@ def _metric_row(test_id: int, seq: int, turn: int | None, metric: MetricResult) 
         "test_result_id": test_id,
         "seq": seq,
         "turn_index": turn,
-        "metric_name": metric.metric_name,
+        "metric_name": clean(metric.metric_name),
         "kind": metric.kind,
         "dimension": clean(metric.dimension),
         "score": metric.score,
@@ -85,7 +90,7 @@ def _tool_row(test_id: int, turn: int, index: int, call: ToolInvocation) -> Row:
         "test_result_id": test_id,
         "turn_index": turn,
         "call_index": index,
-        "name": call.name,
+        "name": clean(call.name),
         "args": call.args,
         "bytes": call.bytes,
         "duration_ms": call.duration_ms,

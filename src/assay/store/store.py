@@ -8,12 +8,11 @@ database failure surfaces as ``StoreError`` (exit code 3) naming the store, pass
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, insert, select, update
+from sqlalchemy import URL, Connection, Engine, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
@@ -22,6 +21,10 @@ from assay.results.rollup import summarize
 from assay.store._bulk import bulk_insert, reserve_ids, stored_keys
 from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url
 from assay.store._engine import write_connection as _write
+from assay.store._failures import db_errors as _db_errors
+from assay.store._failures import reason as _reason
+from assay.store._failures import retry_disconnect as _retry_disconnect
+from assay.store._lock import RELEASED, RunHolder, claim, held_by, pid_alive
 from assay.store._records import (
     RUN_STATUSES,
     MetricOutcome,
@@ -34,32 +37,21 @@ from assay.store._rows import Row, child_rows, test_row
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
 
+# Built once: a batch is a handful of statements, and building each anew cost more than
+# running it (SQLAlchemy's cache keys), which made frequent small commits dear.
+_LOCK_RUN = select(runs.c.id).where(runs.c.id == bindparam("run_id")).with_for_update()
+_ADD_COUNTS = (
+    update(runs)
+    .where(runs.c.id == bindparam("run_id"))
+    .values(
+        total=runs.c.total + bindparam("added"),
+        passed=runs.c.passed + bindparam("passed"),
+        failed=runs.c.failed + bindparam("failed"),
+    )
+)
+
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _reason(exc: BaseException, password: str | None) -> str:
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    reason = text[0] if text else type(exc).__name__
-    return reason.replace(password, "***") if password else reason
-
-
-def _db_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """A Store method whose database failures become a StoreError naming the store."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except SQLAlchemyError as exc:
-            store = args[0]
-            assert isinstance(store, Store)
-            raise store._failure(exc) from exc
-
-    return wrapper
 
 
 def _check_status(status: str) -> None:
@@ -86,9 +78,12 @@ class Store:
         run: RunInfo,
         suite_fingerprint: str | None = None,
         inputs: dict[str, Any] | None = None,
+        holder: RunHolder | None = None,
+        now: float = 0.0,
     ) -> None:
         """Store a new run. ``run.config`` must already be redacted; ``inputs`` is what a
-        resume needs (suite path, dataset paths, options) and must be JSON-able."""
+        resume needs (suite path, dataset paths, options) and must be JSON-able. With a
+        ``holder`` (and the time ``now``), the run is held by it until ``release_run``."""
         row = run.model_dump(include=set(RunInfo.model_fields) - {"config"})
         row.update(
             config=to_jsonable_python(run.config),
@@ -98,6 +93,7 @@ class Store:
             total=0,
             passed=0,
             failed=0,
+            **(holder.columns(now) if holder else RELEASED),
         )
         try:
             with _write(self._engine) as conn, conn.begin():
@@ -106,10 +102,12 @@ class Store:
             raise StoreError(f"a run with id {run.id!r} is already stored in {self.url}") from None
 
     @_db_errors
+    @_retry_disconnect
     def add_results(self, run_id: str, results: Sequence[tuple[int, TestResult]]) -> None:
         """Store ``(position, result)`` pairs in one transaction. A result whose
         (test_name, repeat_index) is already stored for this run is skipped, so writing a
-        result twice (a resume, a retry) stores it once."""
+        result twice (a resume, a retry) stores it once; a connection lost on the way is
+        replaced and the batch written again, once."""
         batch: dict[tuple[str, int], tuple[int, TestResult]] = {}
         for position, result in results:
             batch.setdefault((result.test_name, result.repeat_index), (position, result))
@@ -118,7 +116,7 @@ class Store:
         with _write(self._engine) as conn, conn.begin():
             # Locks the run's row on PostgreSQL, so concurrent writers of one run take turns
             # (SQLite's BEGIN IMMEDIATE already serialises every writer).
-            if conn.execute(self._run_row(run_id).with_for_update()).first() is None:
+            if conn.execute(_LOCK_RUN, {"run_id": run_id}).first() is None:
                 raise RunNotFound(run_id, self.url)
             stored = stored_keys(conn, run_id, batch)
             fresh = [item for key, item in batch.items() if key not in stored]
@@ -143,17 +141,11 @@ class Store:
             if batch:
                 bulk_insert(conn, table, batch)
         passed = sum(1 for _, result in fresh if result.passed)
-        conn.execute(
-            update(runs)
-            .where(runs.c.id == run_id)
-            .values(
-                total=runs.c.total + len(fresh),
-                passed=runs.c.passed + passed,
-                failed=runs.c.failed + (len(fresh) - passed),
-            )
-        )
+        counts = {"run_id": run_id, "added": len(fresh), "passed": passed}
+        conn.execute(_ADD_COUNTS, {**counts, "failed": len(fresh) - passed})
 
     @_db_errors
+    @_retry_disconnect
     def finish_run(
         self, run_id: str, status: RunStatus, summary: ReportSummary, finished_at: str
     ) -> None:
@@ -163,6 +155,44 @@ class Store:
         )
 
     @_db_errors
+    @_retry_disconnect
+    def claim_run(
+        self,
+        run_id: str,
+        holder: RunHolder,
+        now: float,
+        alive: Callable[[int], bool] = pid_alive,
+    ) -> None:
+        """Hold the run for ``holder`` and mark it running again (a resume), unless another
+        live process holds it: RunLocked (see ``_lock``). ``now``: seconds since the epoch."""
+        with _write(self._engine) as conn, conn.begin():
+            if not claim(conn, run_id, holder, now, alive):
+                raise RunNotFound(run_id, self.url)
+            conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id)
+                .values(status="running", summary=None, finished_at=None)
+            )
+
+    @_db_errors
+    @_retry_disconnect
+    def heartbeat(self, run_id: str, holder: RunHolder, now: float) -> bool:
+        """Say ``holder`` still runs the run; False if it no longer holds it."""
+        with _write(self._engine) as conn, conn.begin():
+            done = conn.execute(
+                update(runs).where(held_by(run_id, holder)).values(heartbeat_at=now)
+            )
+            return bool(done.rowcount)
+
+    @_db_errors
+    @_retry_disconnect
+    def release_run(self, run_id: str, holder: RunHolder) -> None:
+        """Let go of the run, if ``holder`` still holds it."""
+        with _write(self._engine) as conn, conn.begin():
+            conn.execute(update(runs).where(held_by(run_id, holder)).values(**RELEASED))
+
+    @_db_errors
+    @_retry_disconnect
     def set_status(self, run_id: str, status: RunStatus) -> None:
         """Set a run's status. Setting ``running`` (a resume) clears its finish time and
         summary until ``finish_run`` is called again."""

@@ -1,0 +1,330 @@
+"""A result made storable in one walk over its values, before anything is serialised.
+
+An agent can put anything in a result: a token count of 2**64, a NUL in a tool name, a lone
+surrogate, a cyclic or 100,000-deep structure, an object JSON cannot hold, a secret it was
+sent. Any of these used to stop the writer and lose the run; now each value is fixed where
+it is, and what changed is said in the result's ``warnings``:
+
+- a typed counter (``token_usage``, ``execution_time_ms``, ``bytes``, ...) outside the signed
+  64-bit range the store holds is clamped to it; such an integer inside free-form data (tool
+  arguments and results, metric details, a trace) becomes its decimal text, which keeps it;
+- a float that is not finite (NaN, infinity) becomes null (0 where a number is required);
+- NUL characters and unpaired surrogates in text become U+FFFD;
+- a cycle, data nested deeper than ``MAX_DEPTH``, and an object with no JSON form become text;
+- every known secret (``assay.secrets.REDACTOR``) is masked in every string, keys included,
+  so no escaping of the serialised JSON can hide one.
+
+``storable_text`` is the same treatment for one string: resume compares the names it plans
+with the stored ones through it, so a cleaned or masked name is not re-run forever.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import types
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from assay.results.models import TestResult
+from assay.secrets import REDACTOR
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MAX_DEPTH = 64  # free-form data nested deeper is stored as text
+MAX_WARNINGS = 20  # a result lists this many changes, then how many more there were
+MAX_KEY_SHOWN = 40
+MAX_PATH_SHOWN = 8  # a longer path in a warning shows its first and last parts
+REPLACEMENT = "\ufffd"
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")  # NUL, and surrogates (unpaired in a str)
+
+_COUNTER, _NUMBER, _OPTIONAL, _TEXT, _TEXTS, _RECORD, _RECORDS, _VALUE = range(8)
+
+
+@functools.cache
+def _field_kinds(cls: type[BaseModel]) -> tuple[tuple[str, int], ...]:
+    """How each field of a result model is walked: typed booleans and literals hold nothing
+    to fix; typed integers are clamped; everything else is walked by what it holds."""
+    kinds = []
+    for name, info in cls.model_fields.items():
+        annotation = info.annotation
+        options = set(get_args(annotation)) if _is_union(annotation) else {annotation}
+        options.discard(type(None))
+        if options <= {bool} or all(get_origin(o) is Literal for o in options):
+            continue
+        (only,) = options if len(options) == 1 else (None,)
+        if only is int:
+            kind = _COUNTER
+        elif only is float:
+            kind = _NUMBER if info.is_required() or info.default is not None else _OPTIONAL
+        elif only is str:
+            kind = _TEXT
+        elif get_origin(only) is list and get_args(only) == (str,):
+            kind = _TEXTS
+        elif get_origin(only) is list and _is_record(get_args(only)[0]):
+            kind = _RECORDS
+        elif _is_record(only):
+            kind = _RECORD
+        else:
+            kind = _VALUE
+        kinds.append((name, kind))
+    return tuple(kinds)
+
+
+def _is_record(annotation: Any) -> bool:
+    """One of the result models (TestResult and what it holds)."""
+    return isinstance(annotation, type) and annotation.__module__ == TestResult.__module__
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def _int_text(value: int) -> str:
+    try:
+        return str(value)
+    except ValueError:  # more digits than Python converts (4,300 by default)
+        return f"<an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits>"
+
+
+def _describe(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # a broken __str__ is still only a value to show
+        return f"<a {type(value).__name__} that cannot be shown>"
+
+
+def _plain(value: Any) -> bool:
+    """A value stored as it is: nothing to walk (the common case, checked without a call
+    into the walk)."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() and "\x00" not in value and not REDACTOR.secrets
+    return (
+        value is None
+        or kind is bool
+        or (kind is int and INT64_MIN <= value <= INT64_MAX)
+        or (kind is float and math.isfinite(value))
+    )
+
+
+class _Walk:
+    """One walk over one result: returns each value fixed (the same object when nothing
+    changed) and collects a note for each change. ``key`` is where a value sits in its
+    parent (a field, a key, an index): only containers push it on the path."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.dropped = 0
+        self._path: list[str | int] = []
+        self._inside: set[int] = set()  # ids of the containers being walked: cycles
+        self._models: dict[int, BaseModel] = {}  # id -> the model as fixed (all alive)
+
+    # -- notes ---------------------------------------------------------------------------
+
+    def note(self, key: str | int | None, what: str) -> None:
+        if len(self.notes) >= MAX_WARNINGS:
+            self.dropped += 1
+            return
+        parts: list[Any] = [*self._path, key] if key is not None else list(self._path)
+        if len(parts) > MAX_PATH_SHOWN:
+            parts[3:-2] = [None]
+        where = "".join(
+            "..."
+            if part is None
+            else f"[{part}]"
+            if isinstance(part, int)
+            else f".{part[:MAX_KEY_SHOWN]}"
+            for part in parts
+        ).lstrip(".")
+        self.notes.append(storable_text(f"{where or 'result'}: {what}"))
+
+    def warnings(self) -> list[str]:
+        more = [f"... and {self.dropped} more changes"] if self.dropped else []
+        return [*self.notes, *more]
+
+    # -- values --------------------------------------------------------------------------
+
+    def text(self, value: str, key: str | int | None = None) -> str:
+        value = REDACTOR(value)
+        if value.isascii():
+            if "\x00" not in value:
+                return value
+        elif _UNSAFE.search(value) is None:
+            return value
+        return self.repair(value, key)
+
+    def repair(self, value: str, key: str | int | None) -> str:
+        if "\x00" in value:
+            value = value.replace("\x00", REPLACEMENT)
+            self.note(key, "NUL characters replaced with U+FFFD")
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                # joins surrogate pairs into their character, replaces the unpaired ones
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                self.note(key, "unpaired surrogate characters replaced with U+FFFD")
+        return value
+
+    def value(self, value: Any, key: str | int) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self.text(value, key)
+        if value is None or kind is bool:
+            return value
+        if kind is int:
+            if INT64_MIN <= value <= INT64_MAX:
+                return value
+            self.note(key, "an integer outside the 64-bit range; stored as its text")
+            return _int_text(value)
+        if kind is float:
+            if math.isfinite(value):
+                return value
+            self.note(key, f"{value} is not a number JSON can hold; stored as null")
+            return None
+        if kind is dict or kind is list or kind is tuple:
+            return self.container(value, key) if value else value
+        if _is_record(kind):
+            return self.model(value, key)
+        return self.foreign(value, key)
+
+    def container(self, value: dict[Any, Any] | list[Any] | tuple[Any, ...], key: Any) -> Any:
+        if len(self._path) >= MAX_DEPTH:
+            self.note(key, f"nested deeper than {MAX_DEPTH} levels; stored as text")
+            return "<nested too deep>"
+        if id(value) in self._inside:
+            self.note(key, "the value contains itself (a cycle); stored as text")
+            return "<cycle>"
+        self._inside.add(id(value))
+        self._path.append(key)
+        fixed = self.mapping(value) if isinstance(value, dict) else self.sequence(value)
+        self._path.pop()
+        self._inside.discard(id(value))
+        return fixed
+
+    def mapping(self, value: dict[Any, Any]) -> dict[str, Any]:
+        changed = False
+        items = []
+        for key, item in value.items():
+            new_key = self.text(key, key) if type(key) is str else self.key(key)
+            new_item = item if _plain(item) else self.value(item, new_key)
+            changed = changed or new_key is not key or new_item is not item
+            items.append((new_key, new_item))
+        return dict(items) if changed else value
+
+    def key(self, key: Any) -> str:
+        text = _describe(key)
+        if not (key is None or isinstance(key, bool | int | float)):
+            self.note(text, f"a key of type {type(key).__name__} is not JSON; stored as its text")
+        return self.text(text, text)
+
+    def sequence(self, value: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
+        changed = False
+        items = []
+        for index, item in enumerate(value):
+            new_item = item if _plain(item) else self.value(item, index)
+            changed = changed or new_item is not item
+            items.append(new_item)
+        return items if changed else value
+
+    def foreign(self, value: Any, key: str | int) -> Any:
+        """A value of a type JSON has no word for: pydantic's JSON form (datetimes, bytes,
+        enums, dataclasses, sets, models), else its text."""
+        try:
+            plain = to_jsonable_python(value)
+        except Exception:
+            self.note(
+                key, f"a value of type {type(value).__name__} is not JSON; stored as its text"
+            )
+            return self.text(_describe(value), key)
+        return self.value(plain, key)
+
+    def model(self, model: BaseModel, key: str | int | None = None) -> BaseModel:
+        done = self._models.get(id(model))
+        if done is not None:  # a roll-up lists its turns' tool calls again: walked once
+            return done
+        if key is not None:
+            self._path.append(key)
+        updates: dict[str, Any] = {}
+        fields = model.__dict__
+        for name, kind in _field_kinds(type(model)):
+            old = fields[name]
+            if old is None:
+                continue
+            new: Any
+            if kind == _TEXT:
+                new = self.text(old, name)
+            elif kind in (_RECORDS, _TEXTS):
+                new = self.typed_list(old, name, kind == _RECORDS) if old else old
+            elif kind == _RECORD:
+                new = self.model(old, name)
+            elif kind == _VALUE:
+                new = self.value(old, name)
+            elif kind == _COUNTER:
+                new = old if INT64_MIN <= old <= INT64_MAX else self.clamp(old, name)
+            else:
+                new = old if math.isfinite(old) else self.number(old, name, kind == _OPTIONAL)
+            if new is not old:
+                updates[name] = new
+        if key is not None:
+            self._path.pop()
+        fixed = model.model_copy(update=updates) if updates else model
+        self._models[id(model)] = fixed
+        return fixed
+
+    def typed_list(self, value: list[Any], key: str, records: bool) -> list[Any]:
+        """A list field of result models or of text: fresh from validation, so neither
+        cyclic nor deep, and walked without the checks free-form data needs."""
+        self._path.append(key)
+        fix = self.model if records else self.text
+        items = [fix(item, index) for index, item in enumerate(value)]
+        self._path.pop()
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return items if changed else value
+
+    def clamp(self, value: int, key: str) -> int:
+        clamped = INT64_MAX if value > 0 else INT64_MIN
+        self.note(key, f"{_int_text(value)} is outside the 64-bit range; stored as {clamped}")
+        return clamped
+
+    def number(self, value: float, key: str, optional: bool) -> float | None:
+        stored, said = (None, "null") if optional else (0.0, "0")
+        self.note(key, f"{value} is not a number JSON can hold; stored as {said}")
+        return stored
+
+
+def storable(result: TestResult) -> TestResult:
+    """``result`` with every value storable and every known secret masked; each change is
+    appended to its ``warnings``. The same object when there was nothing to change."""
+    walk = _Walk()
+    fixed = walk.model(result)
+    assert isinstance(fixed, TestResult)
+    if walk.notes:
+        fixed = fixed.model_copy(update={"warnings": [*fixed.warnings, *walk.warnings()]})
+    return fixed
+
+
+def storable_text(text: str) -> str:
+    """One string as ``storable`` stores it (secrets masked, NUL and surrogates replaced)."""
+    return _Walk().text(text) if text else text
+
+
+def unstorable(result: TestResult, reason: str) -> TestResult:
+    """What is stored for a result that could not be: its identity (name, repeat, type,
+    input, tags) and an error with the reason, so the test fails instead of the run."""
+    kept = TestResult(
+        test_name=result.test_name,
+        test_type=result.test_type,
+        test_input=result.test_input,
+        passed=False,
+        status="error",
+        execution_time_ms=max(0, min(result.execution_time_ms, INT64_MAX)),
+        errors=[f"this test's result could not be stored ({reason}); only its name was kept"],
+        timestamp=result.timestamp,
+        repeat_index=result.repeat_index,
+        tags=list(result.tags),
+    )
+    return storable(kept)
