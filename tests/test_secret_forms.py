@@ -174,11 +174,6 @@ def test_a_password_in_the_target_url(server: AgentServer, tmp_path: Path) -> No
     assert b"alice:***@" in outputs["assay.db"] + outputs.get("assay.db-wal", b"")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner/request.py stores --target verbatim in the run's inputs, for --resume "
-    "(runner stream: mask it with assay.secrets.mask_url_credentials)",
-)
 def test_a_password_in_the_target_url_is_not_in_the_stored_inputs(
     server: AgentServer, tmp_path: Path
 ) -> None:

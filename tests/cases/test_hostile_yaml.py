@@ -152,9 +152,11 @@ def test_a_nul_in_an_input_is_test_data(assay_cli: RunCli, tmp_path: Path) -> No
     text = HEAD.replace("input: hi", r'input: "a\0b", ground_truth: "a\0b"')
     (tmp_path / "suite.yaml").write_text(text)
     proc = assay_cli("run", "suite.yaml", "--out", "r.json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr  # the agent got "a\0b" and equality compared it
     (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
-    assert result["test_input"] == result["agent_response"] == "a\x00b"
+    # no store holds NUL (PostgreSQL refuses it): the stored text says where it was
+    assert result["test_input"] == result["agent_response"] == "a\ufffdb"
+    assert any("NUL" in w for w in result["warnings"]), result["warnings"]
 
 
 # --- the loader's limits, in process -----------------------------------------------------

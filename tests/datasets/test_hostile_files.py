@@ -335,7 +335,9 @@ def test_a_nul_in_free_text_reaches_the_agent_unchanged(assay_cli: RunCli, tmp_p
     (tmp_path / "echo.py").write_text(ECHO)
     (tmp_path / "free.csv").write_text('Question,Answer\n"say a\x00b","say a\x00b"\n')
     proc = assay_cli("run", "--dataset", "free.csv", "--target", "echo:respond", "--out", "r.json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, proc.stderr  # the agent echoed "say a\0b": equality passed
     (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
-    assert result["test_input"] == result["agent_response"] == "say a\x00b"
+    # no store holds NUL (PostgreSQL refuses it): the stored text says where it was
+    assert result["test_input"] == result["agent_response"] == "say a\ufffdb"
+    assert any("NUL" in w for w in result["warnings"]), result["warnings"]
     assert result["passed"] is True

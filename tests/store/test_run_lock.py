@@ -13,7 +13,13 @@ import pytest
 from sqlalchemy import text
 
 from assay.store import Store, open_store
-from assay.store._engine import VERSION_TABLE, _alembic_config, create_store_engine, resolve_url
+from assay.store._engine import (
+    HEAD_REVISION,
+    VERSION_TABLE,
+    _alembic_config,
+    create_store_engine,
+    resolve_url,
+)
 from assay.store._lock import STALE_AFTER_S, RunHolder, RunLocked
 from tests.store.conftest import run_info, single
 
@@ -129,4 +135,4 @@ def test_a_store_made_before_the_lock_is_migrated_with_its_runs(tmp_path: Path) 
         assert holder_of(store, "run-old") == ("host-a", 1001)
         with store._engine.connect() as conn:
             version = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
-        assert version == "0002"
+        assert version == HEAD_REVISION
