@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.cli.conftest import RunCli
 
-AGENT = '''
+AGENT = """
 LONG = "word " * 100  # 500 characters
 
 
@@ -23,7 +23,7 @@ def respond(query: str, session_id: str) -> str:
     if query.startswith("q"):
         return "wrong"
     return "Paris"
-'''
+"""
 
 SUITE = """
 name: explain
@@ -93,7 +93,8 @@ def test_verbose_shows_the_passing_turns_and_quiet_only_the_totals(
 def test_a_big_run_explains_the_first_50_and_counts_the_rest(
     assay_cli: RunCli, tmp_path: Path
 ) -> None:
-    tests = "".join(f"  - {{name: t{i:02d}, input: q{i}, ground_truth: right}}\n" for i in range(60))
+    row = "  - {{name: t{0:02d}, input: q{0}, ground_truth: right}}\n"
+    tests = "".join(row.format(i) for i in range(60))
     suite = _suite(tmp_path, f'name: big\ntarget: {{python: "agent:respond"}}\ntests:\n{tests}')
     proc = assay_cli("run", str(suite), "--store", f"sqlite:///{tmp_path}/s.db")
     assert proc.returncode == 1, proc.stderr
