@@ -38,7 +38,8 @@ def init(
 ) -> None:
     """Write a starter suite, agent stub, multi-turn CSV and CI workflow that pass at once."""
     if directory.exists() and not directory.is_dir():
-        raise ConfigError([Problem("options", "DIR", f"{str(directory)!r} is a file, not a folder")])
+        problem = Problem("options", "DIR", f"{str(directory)!r} is a file, not a folder")
+        raise ConfigError([problem])
     existing = [name for name in STARTER if (directory / name).exists()]
     if existing and not force:
         raise ConfigError(
