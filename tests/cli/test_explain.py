@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.conftest import RunCli
+from tests.cli.conftest import REPO, RunCli
 
 AGENT = """
 LONG = "word " * 100  # 500 characters
@@ -102,3 +102,18 @@ def test_a_big_run_explains_the_first_50_and_counts_the_rest(
     assert why.count("(single_turn, failed)") == 50
     assert "… 10 more tests that did not pass not explained here (50 of 60 failing shown)" in why
     assert "--format markdown" in why
+
+
+def test_the_example_in_the_docs_is_what_assay_demo_prints(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """docs/runs.md shows part of `assay demo`'s explanation: every line of it is printed."""
+    page = (REPO / "docs" / "runs.md").read_text()
+    example = page[page.index("    why the tests that did not pass failed") :]
+    example = example[: example.index("\n\n")]
+    lines = [line[4:] for line in example.splitlines() if line.strip() != "..."]
+    demo = assay_cli("demo", "--store", f"sqlite:///{tmp_path}/demo.db", timeout=300)
+    assert demo.returncode == 0, demo.stderr
+    printed = demo.stdout.splitlines()
+    for line in lines:
+        assert line in printed, line
