@@ -4,6 +4,8 @@ from assay.cli import (  # noqa: F401  (registers the commands)
     agent,
     demo,
     diff,
+    importer,
+    init,
     judge,
     report,
     run,

@@ -6,12 +6,10 @@ from pathlib import Path
 
 import typer
 
-from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
 from assay.reporters import write_report
-from assay.reporters.view import display_name, why_failed
 from assay.runner import RunJob, RunRequest
 from assay.store import open_store
 
@@ -52,13 +50,6 @@ def demo(
     try:
         outcome = RunJob(opened, request, store_url=store).execute()
         print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
-        failing = [r for r in outcome.shown if not r.passed]
-        if failing:
-            out_console.print("\n[bold]why the failing tests failed, turn by turn[/]")
-            for result in failing:
-                out_console.print(f"[red]✗[/] {markup_safe(display_name(result))}")
-                for reason in why_failed(result):
-                    out_console.print(f"    {markup_safe(reason)}")
         report = opened.load_report(outcome.run.id)
         write_report(report, REPORT, "html")
     finally:

@@ -1,4 +1,5 @@
-"""``assay diff RUN_A RUN_B``: what changed from run A to run B; exit 1 on a regression."""
+"""``assay diff RUN_A RUN_B``: what changed from run A to run B, test by test, and whether the
+run-level changes are real (a 95% paired-bootstrap interval); exit 1 on a regression."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.runs import store_option
 from assay.store import RunDiff, TestChange, open_store
+from assay.store.estimates import Change
 
 _SHOWN = 50  # new/removed tests listed by name; the rest are counted
 
@@ -59,8 +61,23 @@ def _print(diff: RunDiff) -> None:
             shown = ", ".join(_test(name, repeat) for name, repeat in keys[:_SHOWN])
             more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""
             out_console.print(f"{title}: {shown}{more}")
+    if diff.flaky:
+        shown = ", ".join(markup_safe(f.cell()) for f in diff.flaky[:_SHOWN])
+        more = f" and {len(diff.flaky) - _SHOWN} more" if len(diff.flaky) > _SHOWN else ""
+        out_console.print(
+            f"[yellow]flaky[/] (passed on some runs, failed on others; not counted as "
+            f"regressions): {shown}{more}"
+        )
+    for estimate in ([diff.pass_rate] if diff.pass_rate else []) + diff.metrics:
+        out_console.print(_change_line(estimate))
     style = "red" if diff.regressions else "green"
     out_console.print(f"[bold {style}]{markup_safe(diff.summary_line())}[/]")
+
+
+def _change_line(change: Change) -> str:
+    style = {"significantly better": "green", "significantly worse": "red"}.get(change.verdict)
+    line = markup_safe(change.line())
+    return f"[{style}]{line}[/]" if style else line
 
 
 @app.command()
@@ -71,7 +88,8 @@ def diff(
     as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
     store: str | None = store_option(),
 ) -> None:
-    """Compare two stored runs test by test and metric by metric; exit 1 on a regression."""
+    """Compare two stored runs test by test and metric by metric, with a 95% interval on the
+    pass-rate and mean-score changes; exit 1 on a regression."""
     with open_store(store) as opened:
         result = opened.compare_runs(run_a, run_b)
     if as_json:

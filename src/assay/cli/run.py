@@ -42,6 +42,7 @@ def run(
     judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the judge response cache"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
+    verbose: bool = typer.Option(False, "--verbose", help="explain passing turns too"),
     strict: bool = typer.Option(
         False, "--strict", help="exit 1 when any test was not run (nothing checked on it)"
     ),
@@ -73,7 +74,7 @@ def run(
             outcome = job.execute()
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console
-        print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet)
+        print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet, verbose)
         if outcome.interrupted:
             err_console.print(
                 f"interrupted: {outcome.summary.total_tests} tests stored; resume with "

@@ -1,4 +1,6 @@
-"""The run summary printed at the end of ``assay run``, and the exit code it implies.
+"""The run summary printed at the end of ``assay run``, and the exit code it implies: the
+table of tests, why each one that did not pass failed (``assay.cli._explain``), the mean
+scores and the totals line, last.
 
 Everything in it that came from a suite, an agent or a judge goes through ``markup_safe``: no
 escape sequence an agent sends reaches the terminal.
@@ -11,6 +13,7 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
+from assay.cli._explain import print_explanation
 from assay.cli._terminal import markup_safe
 from assay.reporters.view import (
     STATUS_LABELS,
@@ -48,7 +51,10 @@ def print_summary(
     results: Iterable[TestResult],
     console: Console,
     quiet: bool = False,
+    verbose: bool = False,
 ) -> None:
+    """``quiet``: the totals line only; ``verbose``: every turn explained, passing ones too."""
+    results = list(results)
     if not quiet:
         only_failures = summary.total_tests > MAX_ROWS
         title = f"{run.suite_name} — run {run.id[:12]}" + (
@@ -80,6 +86,7 @@ def print_summary(
             console.print(table)
         if not_shown > 0:
             console.print(f"... and {not_shown} more (see the report: assay report {run.id[:12]})")
+        print_explanation(results, summary, run.id, console, verbose)
         if summary.average_scores:
             scores = ", ".join(f"{k} {v:.2f}" for k, v in sorted(summary.average_scores.items()))
             console.print(f"mean scores: {markup_safe(scores)}")

@@ -3,6 +3,9 @@
 Tests are matched by (test_name, repeat_index). A matched test *regressed* when it passed in
 run A and not in run B, or when one of its metrics went from passed to failed or lost more
 than ``SCORE_EPSILON`` of score; it *improved* in the opposite cases (and did not regress).
+A test that is flaky in either run (``--repeat K``: it passed on some runs, failed on
+others) is neither: it is listed apart, as noise. Over the shared tests, the pass-rate and
+each metric's mean change come with a 95% interval (``assay.store.estimates``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from assay.store._records import MetricOutcome, TestOutcome
+from assay.store.estimates import (
+    Change,
+    FlakyTest,
+    flaky_tests,
+    metric_changes,
+    pass_rate_change,
+    stats_by_test,
+)
 
 SCORE_EPSILON = 1e-6  # score changes smaller than this are float noise, not a change
 
@@ -49,14 +60,20 @@ class RunDiff:
     new_tests: list[tuple[str, int]] = field(default_factory=list)
     removed_tests: list[tuple[str, int]] = field(default_factory=list)
     unchanged: int = 0
+    flaky: list[FlakyTest] = field(default_factory=list)  # set apart, counted nowhere else
+    pass_rate: Change | None = None  # over the shared tests; None when they share none
+    metrics: list[Change] = field(default_factory=list)
 
     def summary_line(self) -> str:
-        return (
+        line = (
             f"{_count(len(self.regressions), 'regression')}, "
             f"{_count(len(self.improvements), 'improvement')}, "
             f"{len(self.new_tests)} new, {len(self.removed_tests)} removed, "
             f"{self.unchanged} unchanged"
         )
+        if self.flaky:
+            line += f", {_count(len(self.flaky), 'flaky test')} set apart"
+        return line
 
     def to_json(self) -> dict[str, Any]:
         def keys(items: list[tuple[str, int]]) -> list[dict[str, Any]]:
@@ -70,6 +87,9 @@ class RunDiff:
             "new_tests": keys(self.new_tests),
             "removed_tests": keys(self.removed_tests),
             "unchanged": self.unchanged,
+            "flaky": [asdict(f) for f in self.flaky],
+            "pass_rate": self.pass_rate.to_json() if self.pass_rate else None,
+            "metrics": [c.to_json() for c in self.metrics],
             "summary": self.summary_line(),
         }
 
@@ -121,14 +141,19 @@ def diff_outcomes(
     run_a: str, a: Iterable[TestOutcome], run_b: str, b: Iterable[TestOutcome]
 ) -> RunDiff:
     """Run B compared with run A; lists keep run B's order (removed tests: run A's)."""
+    a, b = list(a), list(b)
+    stats_a, stats_b = stats_by_test(a), stats_by_test(b)
     before = {outcome.key: outcome for outcome in a}
-    diff = RunDiff(run_a, run_b)
+    diff = RunDiff(run_a, run_b, flaky=flaky_tests(stats_a, stats_b))
+    noisy = {f.test_name for f in diff.flaky}
     seen: set[tuple[str, int]] = set()
     for outcome in b:
         seen.add(outcome.key)
         earlier = before.get(outcome.key)
         if earlier is None:
             diff.new_tests.append(outcome.key)
+            continue
+        if outcome.test_name in noisy:
             continue
         change = compare_test(earlier, outcome)
         if change is None:
@@ -138,4 +163,6 @@ def diff_outcomes(
         else:
             diff.improvements.append(change)
     diff.removed_tests = [key for key in before if key not in seen]
+    diff.pass_rate = pass_rate_change(stats_a, stats_b)
+    diff.metrics = metric_changes(stats_a, stats_b)
     return diff

@@ -1,5 +1,6 @@
-"""Two runs compared: ``assay diff``'s verdict (``assay.store.compare``, unchanged), the pass/fail
-matrix of every test with the changes first, and each metric's mean score in both runs."""
+"""Two runs compared: ``assay diff``'s verdict (``assay.store.compare``, unchanged: the same
+regressions, flaky tests and intervals), the pass/fail matrix of every test with the changes
+first, and each metric's mean score in both runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.queries import RunRow
 from assay.web.app import Dashboard
-from assay.web.schemas import Comparison, MetricDelta
+from assay.web.schemas import Comparison, MetricDelta, RunChange
 
 ORDER = {"regression": 0, "improvement": 1, "new": 2, "removed": 3, "": 4}
 
@@ -42,6 +43,9 @@ class Compared:
             new_tests=d.new_tests,
             removed_tests=d.removed_tests,
             unchanged=d.unchanged,
+            flaky=d.flaky,
+            pass_rate=RunChange(**d.pass_rate.to_json()) if d.pass_rate else None,
+            metrics=[RunChange(**c.to_json()) for c in d.metrics],
             metric_deltas=self.deltas,
         )
 

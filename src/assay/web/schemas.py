@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from assay.results.models import ReportSummary, RunInfo, TestResult
 from assay.store.compare import TestChange
+from assay.store.estimates import FlakyTest
 
 
 class RunOut(BaseModel):
@@ -128,6 +129,20 @@ class MetricDelta(BaseModel):
     delta: float | None
 
 
+class RunChange(BaseModel):
+    """A mean over the shared tests in both runs and its change, with the 95% interval."""
+
+    measure: str = Field(description="`pass rate` or a metric's name")
+    tests: int = Field(description="shared tests the mean is over")
+    mean_a: float
+    mean_b: float
+    delta: float
+    low: float = Field(description="lower end of the 95% paired-bootstrap interval")
+    high: float
+    significant: bool = Field(description="the interval excludes zero (and enough tests)")
+    verdict: str
+
+
 class Comparison(BaseModel):
     """Run B compared with run A: the verdict of ``assay diff``, and the metric averages."""
 
@@ -140,6 +155,9 @@ class Comparison(BaseModel):
     new_tests: list[tuple[str, int]]
     removed_tests: list[tuple[str, int]]
     unchanged: int
+    flaky: list[FlakyTest] = Field(description="flaky in either run: not counted as changes")
+    pass_rate: RunChange | None
+    metrics: list[RunChange]
     metric_deltas: dict[str, MetricDelta]
 
 

@@ -1,0 +1,140 @@
+"""HoloDeck: an ``agent.yaml``'s ``test_cases`` → an assay suite.
+
+Follows HoloDeck's test-case contract (``specs/032-multi-turn-test-cases``: a test case has
+``input`` or ``turns``; ``ground_truth``, ``expected_tools`` as names or ``{name, args,
+count}`` with literal, ``{fuzzy}`` and ``{regex}`` argument matchers; ``files`` and
+``retrieval_context``; ``evaluations`` per test case and per turn, ``evaluations.metrics``
+for the agent). assay's suite grew from the same contract, so tests, turns and tool
+assertions map one to one; metrics map where assay has the same measure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.cases._yaml import read_yaml
+from assay.errors import ConfigError, Problem
+from assay.importers.base import Imported, Names, text, unique_labels
+from assay.importers.holodeck_metrics import map_metrics
+
+TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as context
+_CASE_KEYS = {"name", "input", "ground_truth", "expected_tools", "files", "retrieval_context"}
+_CASE_KEYS |= {"evaluations", "turns"}
+_TOOL_KEYS = {"name", "args", "count"}
+
+
+def import_holodeck(path: Path) -> Imported:
+    raw = read_yaml(path)
+    source = str(path)
+    cases = raw.get("test_cases") if isinstance(raw, dict) else None
+    if not isinstance(cases, list) or not cases:
+        raise ConfigError(
+            [Problem(source, "test_cases", "no test_cases to import: is this an agent.yaml?")]
+        )
+    assert isinstance(raw, dict)
+    out = Imported("holodeck", source, {"name": text(raw.get("name")) or path.stem})
+    evaluations = raw.get("evaluations")
+    if isinstance(evaluations, dict):
+        if evaluations.get("model") is not None:
+            out.skip("evaluations", "model", "assay has one judge per suite: set `judge:`")
+        suite_metrics = map_metrics(evaluations.get("metrics"), "evaluations.metrics", out)
+        if suite_metrics:
+            out.suite["metrics"] = unique_labels(suite_metrics)
+    names = Names()
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict):
+            out.skip(f"test_cases[{i}]", "the test case", "not a mapping")
+            continue
+        test = _case(case, f"test_cases[{i}]", path.parent, out)
+        if test is not None:
+            test["name"] = names.unique(text(case.get("name")) or f"test case {i + 1}")
+            out.tests.append(test)
+    return out
+
+
+def _case(case: dict[str, Any], where: str, folder: Path, out: Imported) -> dict[str, Any] | None:
+    item = f"{where} {case['name']!r}" if case.get("name") else where
+    for key in sorted(set(case) - _CASE_KEYS):
+        out.skip(item, key, "not a HoloDeck test-case field assay knows")
+    test: dict[str, Any] = {"name": ""}
+    turns = case.get("turns")
+    if isinstance(turns, list) and turns:
+        mapped = [
+            _turn(turn, f"{item} turns[{k}]", folder, out, own_metrics=True)
+            for k, turn in enumerate(turns)
+        ]
+        if any(t is None for t in mapped):
+            out.skip(item, "the whole test", "a turn could not be mapped (see above)")
+            return None
+        test["turns"] = mapped
+    else:
+        single = _turn(case, item, folder, out, own_metrics=False)
+        if single is None:
+            return None
+        test.update(single)
+    metrics = map_metrics(case.get("evaluations"), f"{item} evaluations", out)
+    if metrics:
+        test["metrics"] = unique_labels(metrics)
+    return test
+
+
+def _turn(
+    step: Any, item: str, folder: Path, out: Imported, own_metrics: bool
+) -> dict[str, Any] | None:
+    """A turn (or a single-turn case's fields); ``own_metrics``: its ``evaluations`` are the
+    turn's metric list (a case's are the test's, mapped by the caller)."""
+    if not isinstance(step, dict) or text(step.get("input")) is None:
+        out.skip(item, "input", "missing or empty: assay needs something to send")
+        return None
+    turn: dict[str, Any] = {"input": text(step["input"])}
+    if text(step.get("ground_truth")) is not None:
+        turn["ground_truth"] = text(step["ground_truth"])
+    context = _context(step, item, folder, out)
+    if context:
+        turn["context"] = context
+    tools = _tools(step.get("expected_tools"), item, out)
+    if tools:
+        turn["expected_tools"] = tools
+    if own_metrics:
+        metrics = map_metrics(step.get("evaluations"), f"{item} evaluations", out)
+        if metrics:
+            turn["metrics"] = unique_labels(metrics)
+    return turn
+
+
+def _tools(tools: Any, item: str, out: Imported) -> list[Any]:
+    mapped: list[Any] = []
+    for k, tool in enumerate(tools or []):
+        if isinstance(tool, str):
+            mapped.append(tool)
+        elif isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            for key in sorted(set(tool) - _TOOL_KEYS):
+                out.skip(item, f"expected_tools[{k}].{key}", "not an expected-tool field")
+            mapped.append({key: tool[key] for key in ("name", "args", "count") if key in tool})
+        else:
+            out.skip(item, f"expected_tools[{k}]", "neither a tool name nor {name, args, count}")
+    return mapped
+
+
+def _context(step: dict[str, Any], item: str, folder: Path, out: Imported) -> str | None:
+    """``retrieval_context`` and the text of ``files`` (text and CSV files on disk), as the
+    turn's context: assay sends text, not images or documents."""
+    parts = [str(c) for c in step.get("retrieval_context") or [] if text(c) is not None]
+    for k, file in enumerate(step.get("files") or []):
+        where = f"files[{k}]"
+        if not isinstance(file, dict):
+            out.skip(item, where, "not a file entry")
+            continue
+        kind, local = file.get("type"), file.get("path")
+        if kind not in TEXT_FILE_TYPES or not isinstance(local, str):
+            what = f"a file of type {kind}" if kind else "a file"
+            source = "a URL" if file.get("url") else "not a text file"
+            why = f"{what} ({source}): assay sends text only; describe it in the context"
+            out.skip(item, where, why)
+            continue
+        try:
+            parts.append((folder / local).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            out.skip(item, where, f"cannot read {local}: {exc}")
+    return "\n\n".join(parts) or None

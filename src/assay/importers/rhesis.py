@@ -1,0 +1,182 @@
+"""Rhesis: a test-set file (CSV, JSON or JSONL) → single-turn and goal tests.
+
+The shapes are Rhesis's own: its SDK's ``TestSet.to_csv`` / ``to_json`` / ``to_jsonl`` and
+its platform's "Import from File" (columns ``category, topic, behavior, test_type,
+prompt_content, expected_response, language_code, goal, instructions, restrictions,
+scenario, min_turns, max_turns, test_configuration, metadata``; JSON as an array, an object
+with ``tests``, or one object; the prompt flat or nested as ``prompt: {content,
+expected_response}``; the multi-turn fields flat or nested in ``test_configuration``, a JSON
+string in a CSV cell). Headers are matched as Rhesis matches them: trimmed, lower-cased,
+spaces as underscores, with the aliases of its import mapper (``prompt``, ``question``,
+``turns``, ...). ``max_turns`` takes Rhesis's turn forms: ``3``, ``2-5``, ``2 to 5``,
+``min 2, max 5``.
+
+A row with a prompt becomes a single-turn test (its expected response checked by the
+``correctness`` judge metric: Rhesis scores tests with its behaviors' metrics, which a
+test-set file does not carry); a row with a goal becomes a goal-driven test. Category,
+topic and behavior become tags.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
+from assay.datasets.limits import ValueLimitError, load_json
+from assay.errors import ConfigError, Problem
+from assay.importers.base import Imported, Names, plain, text
+from assay.importers.rhesis_columns import canonical_row, parse_turns
+
+TAG_FIELDS = ("category", "topic", "behavior")
+GOAL_FIELDS = ("goal", "instructions", "restrictions", "scenario")
+_KNOWN = {"prompt", "test_type", "test_configuration", "min_turns", "max_turns"}
+_KNOWN |= {"prompt_content", "expected_response", *TAG_FIELDS, *GOAL_FIELDS}
+
+
+def import_rhesis(path: Path) -> Imported:
+    rows = _read(path)
+    out = Imported("rhesis", str(path), {"name": plain(path.stem) or "rhesis"})
+    out.notes.append(
+        "Expected responses are checked by the correctness judge (set judge:); goal tests "
+        "need a simulator model (set simulator:)."
+    )
+    names = Names()
+    unknown: dict[str, list[str]] = {}
+    for number, raw in rows:
+        item = f"row {number}" if path.suffix.lower() == ".csv" else f"test {number}"
+        row = canonical_row(raw)
+        for key in sorted(set(row) - _KNOWN) if isinstance(row, dict) else ():
+            if row[key] not in (None, "", [], {}):
+                unknown.setdefault(key, []).append(item)
+        test = _test(row, item, out)
+        if test is not None:
+            label = test.get("input") or test.get("goal") or ""
+            test["name"] = names.unique(f"{len(out.tests) + 1}: {plain(label, 60)}")
+            out.tests.append({"name": test.pop("name"), **test})
+    for key, items in unknown.items():
+        why = {
+            "metadata": "assay keeps no metadata on a test",
+            "language_code": "assay sends the prompt as written, whatever its language",
+        }.get(key, "not a Rhesis test field")
+        out.skip(_items(items), key, why)
+    return out
+
+
+def _items(items: list[str]) -> str:
+    return ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+
+
+def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(row or entry number, fields) for each entry of the file."""
+    source = str(path)
+    try:
+        data = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError([Problem(source, "", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            reader = csv.DictReader(io.StringIO(data, newline=""))
+            return [(reader.line_num, dict(r)) for r in reader]
+        if suffix == ".jsonl":
+            lines = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.strip()]
+            return [(n, load_json(line)) for n, line in lines]
+        if suffix == ".json":
+            value = load_json(data)
+            entries = value.get("tests", [value]) if isinstance(value, dict) else value
+            if not isinstance(entries, list):
+                raise ValueError("expected an array of tests, or an object with `tests`")
+            return list(enumerate(entries, 1))
+    except (csv.Error, ValueError, ValueLimitError) as exc:
+        raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
+    raise ConfigError(
+        [
+            Problem(
+                source, "", "a Rhesis test set is a .csv, .json or .jsonl file (save XLSX as CSV)"
+            )
+        ]
+    )
+
+
+def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
+    if not isinstance(row, dict):
+        out.skip(item, "the entry", "not an object")
+        return None
+    nested = row.get("prompt")
+    prompt: dict[str, Any] = nested if isinstance(nested, dict) else {}
+    content = text(prompt.get("content")) or text(row.get("prompt_content"))
+    expected = text(prompt.get("expected_response")) or text(row.get("expected_response"))
+    config = _configuration(row, item, out)
+    goal = text(config.get("goal"))
+    multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"
+    if not content and not goal:
+        if any(text(row.get(k)) for k in (*TAG_FIELDS, "test_type")):
+            out.skip(item, "the test", "neither a prompt nor a goal")
+        return None  # an empty row: Rhesis skips it too
+    tags = list(dict.fromkeys(plain(t) for k in TAG_FIELDS if (t := text(row.get(k)))))
+    test: dict[str, Any] = {"name": "", "tags": tags} if tags else {"name": ""}
+    if goal and (multi or not content):
+        if content:
+            out.skip(item, "prompt_content", "a Multi-Turn test's prompt: the simulated user opens")
+        test["goal"] = goal
+        for key in GOAL_FIELDS[1:]:
+            if text(config.get(key)):
+                test[key] = text(config.get(key))
+        test.update(_turn_limits(config, item, out))
+        return test
+    if goal:
+        out.skip(item, "goal", "a Single-Turn test's goal: the row runs its prompt")
+    test["input"] = content
+    if expected:
+        test["ground_truth"] = expected
+        test["metrics"] = ["correctness"]
+    return test
+
+
+def _configuration(row: dict[str, Any], item: str, out: Imported) -> dict[str, Any]:
+    """``test_configuration`` (an object, or its JSON in a CSV cell) over the flat fields."""
+    flat = {k: row[k] for k in (*GOAL_FIELDS, "min_turns", "max_turns") if k in row}
+    nested = row.get("test_configuration")
+    if isinstance(nested, str) and nested.strip():
+        try:
+            nested = json.loads(nested)
+        except json.JSONDecodeError as exc:
+            out.skip(item, "test_configuration", f"not JSON ({exc.msg}); the flat fields are used")
+            nested = None
+    return flat | nested if isinstance(nested, dict) else flat
+
+
+def _turn_limits(config: dict[str, Any], item: str, out: Imported) -> dict[str, int]:
+    """min_turns and max_turns as Rhesis reads them: ``max_turns`` may be a range (``2-5``)
+    that also sets min_turns, or one number (``3``: exactly 3 turns)."""
+    min_turns: int | None = None
+    max_turns: int | None = None
+    for key in ("min_turns", "max_turns"):
+        value = config.get(key)
+        if text(value) is None:
+            continue
+        parsed = parse_turns(value)
+        if parsed is None:
+            out.skip(item, key, f"{value!r} is not a turn count (3, 2-5, min 2, max 5)")
+        elif key == "min_turns":
+            min_turns = parsed[0] if parsed[0] is not None else min_turns
+        else:
+            min_turns = min_turns if min_turns is not None else parsed[0]
+            max_turns = parsed[1]
+    limits: dict[str, int] = {}
+    if max_turns is not None:
+        if max_turns > MAX_MAX_TURNS:
+            out.skip(item, "max_turns", f"{max_turns} is over assay's limit: {MAX_MAX_TURNS} used")
+        limits["max_turns"] = max(1, min(max_turns, MAX_MAX_TURNS))
+    if min_turns is not None:
+        if min_turns > limits.get("max_turns", DEFAULT_MAX_TURNS):
+            out.skip(item, "min_turns", f"{min_turns} exceeds max_turns; left out")
+        else:
+            limits["min_turns"] = max(1, min_turns)
+    return limits

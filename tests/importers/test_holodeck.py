@@ -1,0 +1,184 @@
+"""``assay import holodeck``: an agent.yaml's test_cases, written in HoloDeck's own format.
+
+The files follow justinbarias/holodeck: ``specs/032-multi-turn-test-cases/contracts/
+test-case-schema.md`` (single-turn, multi-turn, object-form expected_tools with literal,
+fuzzy and regex matchers, per-turn evaluations, files), ``docs/guides/evaluations.md``
+(geval, rag, standard and code metrics) and ``sample/openai-agents-full/agent.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.importers.conftest import run_import
+
+AGENT_YAML = """\
+name: warehouse-concierge
+description: Warehouse assistant.
+model:
+  provider: openai
+  name: gpt-5-mini
+instructions:
+  inline: You are a warehouse assistant.
+evaluations:
+  model: {provider: ollama, name: "llama3.2:latest"}
+  metrics:
+    - type: geval
+      name: direct-answer
+      criteria: >-
+        The response conveys the same outcome and the same key facts as the expected output.
+      evaluation_params: [input, actual_output, expected_output]
+      threshold: 0.6
+    - type: rag
+      metric_type: faithfulness
+      threshold: 0.7
+      include_reason: true
+    - type: rag
+      metric_type: contextual_precision
+test_cases:
+  - name: function tool lookup
+    input: "Is SKU WIDGET-1 in stock, and what does one cost?"
+    expected_tools: [get_inventory]
+    ground_truth: "WIDGET-1 has 120 units in stock at $12.50 each."
+    files:
+      - {path: ./data/policy.txt, type: text}
+      - {path: ./data/chart.png, type: image}
+  - name: convfinqa-0-strict
+    turns:
+      - input: "what is the net cash from operating activities in 2009?"
+        ground_truth: "206588"
+      - input: "what is the difference between 2009 and 2008?"
+        expected_tools:
+          - name: "subtract"
+            args:
+              a: 206588
+              b: { fuzzy: "181001" }
+          - "lookup"
+        ground_truth: "25587"
+        evaluations:
+          - type: standard
+            metric: numeric
+            absolute_tolerance: 0.5
+          - type: code
+            grader: "my_benchmarks.convfinqa:program_equivalence"
+  - name: convfinqa-0-argcheck
+    turns:
+      - input: "subtract 206588 from 181001"
+        retrieval_context: ["Net cash 2009: 206,588", "Net cash 2008: 181,001"]
+        expected_tools:
+          - name: "subtract"
+            count: 1
+            args:
+              a: { fuzzy: "206588" }
+              b: { regex: "^181001(\\\\.0+)?$" }
+  - input: "hello"
+    ground_truth: "hi there"
+    evaluations:
+      - type: standard
+        metric: equality
+        case_insensitive: true
+      - type: standard
+        metric: meteor
+        threshold: 0.65
+      - type: standard
+        metric: groundedness
+        threshold: 4
+        scale: 5
+"""
+
+
+def test_an_agent_yaml_becomes_a_suite_that_loads(
+    write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "policy.txt").write_text("Unopened items return within 30 days.")
+    run = run_import("holodeck", write("agent.yaml", AGENT_YAML))
+    assert run.code == 0, run.stderr
+    assert run.loaded is not None and len(run.loaded.cases) == 4
+    assert run.suite is not None and run.suite["name"] == "warehouse-concierge"
+    # suite-level evaluations: geval -> rubric with the fields it reads,
+    # faithfulness -> groundedness
+    assert run.suite["metrics"] == [
+        {
+            "metric": "rubric",
+            "criteria": "The response conveys the same outcome and the same key facts as the "
+            "expected output.",
+            "name": "direct-answer",
+            "fields": ["input", "response", "ground_truth"],
+            "threshold": 0.6,
+        },
+        {"metric": "groundedness", "threshold": 0.7},
+    ]
+    lookup = run.test("function tool lookup")
+    assert lookup["input"] == "Is SKU WIDGET-1 in stock, and what does one cost?"
+    assert lookup["ground_truth"] == "WIDGET-1 has 120 units in stock at $12.50 each."
+    assert lookup["expected_tools"] == ["get_inventory"]
+    assert lookup["context"] == "Unopened items return within 30 days."  # a text file's content
+    strict = run.test("convfinqa-0-strict")["turns"]
+    assert [t["input"] for t in strict] == [
+        "what is the net cash from operating activities in 2009?",
+        "what is the difference between 2009 and 2008?",
+    ]
+    assert strict[1]["expected_tools"] == [
+        {"name": "subtract", "args": {"a": 206588, "b": {"fuzzy": "181001"}}},
+        "lookup",
+    ]
+    # HoloDeck's numeric defaults differ from assay's: written out
+    assert strict[1]["metrics"] == [
+        {
+            "metric": "numeric",
+            "absolute_tolerance": 0.5,
+            "relative_tolerance": 0.0,
+            "accept_percent": False,
+            "accept_thousands_separators": False,
+        }
+    ]
+    argcheck = run.test("convfinqa-0-argcheck")["turns"][0]
+    assert argcheck["expected_tools"][0]["args"]["b"] == {"regex": "^181001(\\.0+)?$"}
+    assert argcheck["expected_tools"][0]["count"] == 1
+    assert argcheck["context"] == "Net cash 2009: 206,588\n\nNet cash 2008: 181,001"
+    unnamed = run.test("test case 4")
+    # equality with HoloDeck's flags; a 4 on a 1-5 scale is 0.75 on assay's 0-1
+    assert unnamed["metrics"] == [
+        {
+            "metric": "equality",
+            "case_insensitive": True,
+            "strip_whitespace": False,
+            "strip_punctuation": False,
+        },
+        {"metric": "groundedness", "threshold": 0.75},
+    ]
+
+
+def test_what_cannot_be_mapped_is_listed_per_item(
+    write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "policy.txt").write_text("policy")
+    run = run_import("holodeck", write("agent.yaml", AGENT_YAML))
+    lines = run.stderr.splitlines()
+    assert "not mapped (5):" in lines
+    expected = [
+        "evaluations: model: assay has one judge per suite",
+        "evaluations.metrics[2]: rag contextual_precision: assay does not see the retrieved",
+        "test_cases[0] 'function tool lookup': files[1]: a file of type image",
+        "test_cases[1] 'convfinqa-0-strict' turns[1] evaluations[1]: code grader: HoloDeck",
+        "test_cases[3] evaluations[1]: meteor: assay has no METEOR",
+    ]
+    for start in expected:
+        assert any(line.strip().startswith(start) for line in lines), (start, run.stderr)
+
+
+def test_a_file_without_test_cases_exits_2(write: Callable[[str, str], Path]) -> None:
+    run = run_import("holodeck", write("agent.yaml", "name: x\nmodel: {provider: openai}\n"))
+    assert run.code == 2 and "no test_cases to import" in run.stderr
+    broken = run_import("holodeck", write("broken.yaml", "test_cases: [\n"))
+    assert broken.code == 2 and "invalid YAML" in broken.stderr
+
+
+def test_nothing_mappable_exits_2_and_says_why(write: Callable[[str, str], Path]) -> None:
+    run = run_import("holodeck", write("agent.yaml", "test_cases:\n  - name: empty\n"))
+    assert run.code == 2
+    assert "test_cases[0] 'empty': input: missing or empty" in run.stderr
+    assert "nothing in it could be mapped" in run.stderr
