@@ -115,7 +115,7 @@ def test_unknown_metric_and_bad_count() -> None:
 
 
 def test_target_must_name_exactly_one_kind() -> None:
-    (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}, "tests": []})
+    (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}})
     assert (
         msg
         == "suite.yaml: target: give exactly one of http, openai, python, demo (got python, demo)"
@@ -158,7 +158,7 @@ def test_env_substitution_and_missing_variable(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
-def test_metric_lists_most_specific_non_empty_list_wins() -> None:
+def test_the_most_specific_metric_list_wins_and_an_empty_one_replaces_too() -> None:
     loaded = parse_suite(
         suite(
             {
@@ -179,12 +179,11 @@ def test_metric_lists_most_specific_non_empty_list_wins() -> None:
     assert [[m.name for m in t.metrics] for t in a.turns] == [
         ["equality"],
         ["numeric"],
-        ["numeric"],
+        [],  # metrics: [] on the turn: no metric, not the test's list
     ]
     assert [m.name for m in b.turns[0].metrics] == ["numeric", "equality"]
     # one instance per configuration: the test-level numeric is not the suite-level one
     assert a.turns[1].metrics[0] is not b.turns[0].metrics[0]
-    assert a.turns[1].metrics[0] is a.turns[2].metrics[0]
 
 
 def test_yaml_errors_and_missing_files(tmp_path: Path) -> None:

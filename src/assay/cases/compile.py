@@ -1,5 +1,11 @@
-"""Compile validated suite specs into runnable TestCases: matchers and metric instances are
-built here, once, and every problem is reported with its field path."""
+"""Compile validated test specs into runnable TestCases: matchers and metric instances are
+built here, once, and every problem is reported with its field path.
+
+The one compiler of assay: a suite's tests and a dataset's rows (``from_dataset`` turns each
+conversation into the same ``TestSpec``) go through ``Compiler.test``, so the rules are the
+same for both: which metric list applies (a test's or a turn's own list replaces the one it
+inherits, ``[]`` included; the defaults apply when no level has one), and which metrics
+score each turn and which the whole conversation (``scope``)."""
 
 from __future__ import annotations
 
@@ -9,11 +15,17 @@ from typing import Any
 
 from assay.cases.models import GoalSpec, TestCase, Turn
 from assay.config import ExpectedToolSpec, MetricSpec, Suite, TestSpec, TurnSpec
-from assay.datasets.limits import name_problem
 from assay.errors import Problem
+from assay.limits import name_problem
 from assay.metrics import MetricConfigError, build_metric
 from assay.metrics.base import Metric
-from assay.metrics.tools import ExpectedTool, MatcherError, parse_matcher
+from assay.metrics.tools import (
+    ExpectedTool,
+    LiteralMatcher,
+    Matcher,
+    MatcherError,
+    parse_matcher,
+)
 
 _TOOL_OPTIONS = ExpectedToolSpec.OPTIONS
 
@@ -33,12 +45,21 @@ def default_metrics() -> tuple[Metric, ...]:
 
 
 class Compiler:
-    """Collects problems instead of stopping at the first, so a user fixes them in one go."""
+    """Collects problems instead of stopping at the first, so a user fixes them in one go.
 
-    def __init__(self, source: str) -> None:
+    ``defaults`` are a turn's metrics when no list applies to it; ``literal_args`` reads
+    every expected argument as a literal value (a dataset's JSON is data, not matchers)."""
+
+    def __init__(
+        self,
+        source: str,
+        defaults: tuple[Metric, ...] | None = None,
+        literal_args: bool = False,
+    ) -> None:
         self.source = source
         self.problems: list[Problem] = []
-        self.defaults = default_metrics()
+        self.defaults = default_metrics() if defaults is None else defaults
+        self.literal_args = literal_args
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, path, message))
@@ -81,7 +102,7 @@ class Compiler:
                     f"unknown key; an expected tool has name, {', '.join(_TOOL_OPTIONS)}",
                 )
         raw_args = options.get("args")
-        args = None
+        args: dict[str, Matcher] | None = None
         if raw_args is not None:
             if not isinstance(raw_args, dict):
                 self.problem(
@@ -91,6 +112,9 @@ class Compiler:
                 args = {}
                 for key, raw in raw_args.items():
                     self.name(str(key), f"{path}.args", "argument name")
+                    if self.literal_args:
+                        args[str(key)] = LiteralMatcher(raw)
+                        continue
                     try:
                         args[str(key)] = parse_matcher(raw)
                     except MatcherError as exc:
@@ -129,15 +153,16 @@ class Compiler:
             metrics=metrics,
         )
 
-    def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...]) -> TestCase:
+    def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...] | None) -> TestCase:
+        """``suite_metrics``: the suite's list, or None when the suite has none."""
         self.name(spec.name, f"{path}.name", "test name")
         for i, tag in enumerate(spec.tags):
             self.name(tag, f"{path}.tags[{i}]", "tag")
         own = self.metrics(spec.metrics, f"{path}.metrics")
-        chosen = own or suite_metrics
+        chosen = own if spec.metrics is not None else suite_metrics
         # no metric list at any level: the defaults (equality where there is a ground truth)
-        inherited = turn_scoped(chosen) if chosen else self.defaults
-        test_metrics = test_scoped(chosen)
+        inherited = self.defaults if chosen is None else turn_scoped(chosen)
+        test_metrics = () if chosen is None else test_scoped(chosen)
         common: dict[str, Any] = {
             "name": spec.name,
             "type": spec.test_type,
@@ -151,9 +176,7 @@ class Compiler:
             return self.goal_test(spec, path, test_metrics, common)
         if spec.turns is not None:
             turns = tuple(
-                self.turn(
-                    t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]") or inherited
-                )
+                self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, path, i, inherited))
                 for i, t in enumerate(spec.turns)
             )
             return TestCase(turns=turns, test_metrics=test_metrics, **common)
@@ -173,7 +196,7 @@ class Compiler:
         suite's turn metrics do not apply, as the judge gives the test's verdict."""
         assert spec.goal is not None
         opening = tuple(
-            self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]"))
+            self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, path, i, ()))
             for i, t in enumerate(spec.turns or ())
         )
         goal = GoalSpec(
@@ -189,7 +212,13 @@ class Compiler:
         )
         return TestCase(goal=goal, turns=opening, test_metrics=test_metrics, **common)
 
-    def turn_metrics(self, spec: TurnSpec, path: str) -> tuple[Metric, ...]:
+    def turn_metrics(
+        self, spec: TurnSpec, test_path: str, index: int, inherited: tuple[Metric, ...]
+    ) -> tuple[Metric, ...]:
+        """The turn's own list (``[]`` too: no metric), else what it inherits."""
+        if spec.metrics is None:
+            return inherited
+        path = f"{test_path}.turns[{index}]"
         metrics = self.metrics(spec.metrics, f"{path}.metrics")
         for i, metric in enumerate(metrics):
             if metric.scope == "test":
@@ -204,9 +233,25 @@ def _stated(items: list[str] | None) -> tuple[str, ...] | None:
     return None if items is None else tuple(item.strip() for item in items)
 
 
-def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:
+def compile_tests(
+    suite: Suite | None,
+    tests: Sequence[tuple[int, TestSpec]],
+    source: str,
+    metric_specs: Sequence[MetricSpec] | None = None,
+) -> tuple[list[TestCase], list[Problem]]:
+    """The suite's tests (each with its index in ``tests:``), and every problem found.
+    ``metric_specs`` is the suite's metric list (None when it has none); it is taken from
+    ``suite`` when that is given."""
     compiler = Compiler(source)
-    compiler.name(suite.name, "name", "suite name")
-    suite_metrics = compiler.metrics(suite.metrics, "metrics")
-    cases = [compiler.test(t, f"tests[{i}]", suite_metrics) for i, t in enumerate(suite.tests)]
+    if suite is not None:
+        compiler.name(suite.name, "name", "suite name")
+        metric_specs = suite_metric_specs(suite)
+    suite_metrics = None if metric_specs is None else compiler.metrics(metric_specs, "metrics")
+    cases = [compiler.test(spec, f"tests[{i}]", suite_metrics) for i, spec in tests]
     return cases, compiler.problems
+
+
+def suite_metric_specs(suite: Suite) -> list[MetricSpec] | None:
+    """The suite's metric list, or None when it has none (``metrics: []`` is a list: the
+    tests then have no metric unless they list their own)."""
+    return suite.metrics if "metrics" in suite.model_fields_set else None

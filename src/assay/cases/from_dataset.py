@@ -1,43 +1,31 @@
-"""Dataset rows as test cases: a conversation of one is a single-turn test, a longer one a
-scripted multi-turn test in one agent session, each turn with its own Answer and tools."""
+"""Dataset rows as test cases: each conversation becomes the ``TestSpec`` a suite would
+write for it (a conversation of one is a single-turn test, a longer one a scripted
+multi-turn test in one agent session, each turn with its own Answer and tools) and goes
+through the suite's compiler, so the suite's metrics apply to it exactly as to its own
+tests: turn metrics on every turn, conversation metrics (``trajectory_*``, ``scope: test``)
+once over the conversation.
+
+A conversation's expected trajectory is its rows' expected tool calls, in turn order, when
+every row has an ``expected_tool_calls`` cell (``[]`` included); otherwise it has none and
+the trajectory metrics are not run on it, with that reason.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from assay.cases.compile import Compiler
-from assay.cases.models import TestCase, Turn
-from assay.config import Suite
+from assay.cases.compile import Compiler, suite_metric_specs
+from assay.cases.models import TestCase
+from assay.config import ExpectedToolSpec, Suite, TestSpec, TurnSpec
 from assay.datasets import Conversation, DatasetRow, load_dataset
 from assay.metrics import build_metric
 from assay.metrics.base import Metric
-from assay.metrics.tools import ExpectedTool, LiteralMatcher
 
-
-def _expected_tools(row: DatasetRow) -> tuple[ExpectedTool, ...] | None:
-    if row.expected_tools is None:
-        return None
-    return tuple(
-        ExpectedTool(
-            name=tool["name"],
-            args={k: LiteralMatcher(v) for k, v in (tool.get("args") or {}).items()},
-        )
-        if tool.get("args")
-        else ExpectedTool(name=tool["name"])
-        for tool in row.expected_tools
-    )
-
-
-def _turn(row: DatasetRow, metrics: tuple[Metric, ...]) -> Turn:
-    return Turn(
-        input=row.question,
-        turn_id=row.turn_id,
-        ground_truth=row.answer,
-        context=row.context,
-        expected_tools=_expected_tools(row),
-        metrics=metrics,
-    )
+# With a judge model, the judge metrics each column allows join the defaults.
+JUDGE_DEFAULTS = {"answer": "correctness", "context": "groundedness", "question": "relevance"}
 
 
 def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
@@ -56,15 +44,9 @@ def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
     return names
 
 
-# With a judge model, the judge metrics each column allows join the defaults.
-JUDGE_DEFAULTS = {"answer": "correctness", "context": "groundedness", "question": "relevance"}
-
-
-def default_dataset_metrics(
-    compiler: Compiler, columns: Iterable[str], judge: bool
-) -> tuple[Metric, ...]:
+def default_dataset_metrics(columns: Iterable[str], judge: bool) -> tuple[Metric, ...]:
     """equality where there is an Answer; with a judge, the judge metrics the columns allow."""
-    metrics = compiler.defaults
+    metrics = Compiler("defaults").defaults
     if judge:
         present = set(columns)
         metrics += tuple(
@@ -73,29 +55,70 @@ def default_dataset_metrics(
     return metrics
 
 
+def _tools(row: DatasetRow) -> list[ExpectedToolSpec] | None:
+    if row.expected_tools is None:
+        return None
+    return [
+        ExpectedToolSpec.model_construct(
+            name=t["name"], **({"args": t["args"]} if t["args"] else {})
+        )
+        for t in row.expected_tools
+    ]
+
+
+def conversation_spec(name: str, conversation: Conversation) -> TestSpec:
+    """The test a suite would write for this conversation (built, not re-validated: the
+    dataset reader has checked every cell)."""
+    rows = conversation.rows
+    tools = [_tools(row) for row in rows]
+    trajectory = None
+    if all(t is not None for t in tools):
+        trajectory = [spec for t in tools for spec in t or ()]
+    fields: dict[str, Any] = {"name": name, "expected_trajectory": trajectory}
+    if len(rows) == 1:
+        row = rows[0]
+        fields |= {
+            "input": row.question,
+            "ground_truth": row.answer,
+            "context": row.context,
+            "expected_tools": tools[0],
+        }
+    else:
+        fields["turns"] = [
+            TurnSpec.model_construct(
+                input=row.question,
+                ground_truth=row.answer,
+                context=row.context,
+                expected_tools=row_tools,
+                metrics=None,
+            )
+            for row, row_tools in zip(rows, tools, strict=True)
+        ]
+    return TestSpec.model_construct(**fields)
+
+
 def dataset_cases(
     path: Path, suite: Suite, label: str, judge: bool = False, prefix: str | None = None
 ) -> list[TestCase]:
-    """Test cases for every conversation of a dataset file; suite metrics apply when the
-    suite has them, else the column defaults. Test names start with ``prefix`` (default:
-    the file's stem)."""
+    """Test cases for every conversation of a dataset file; the suite's metrics apply when
+    the suite has a list, else the column defaults. Test names start with ``prefix``
+    (default: the file's stem)."""
     dataset = load_dataset(path)
-    compiler = Compiler(label)
-    metrics = compiler.metrics(suite.metrics, "metrics") or default_dataset_metrics(
-        compiler, dataset.column_map, judge
+    compiler = Compiler(
+        label, defaults=default_dataset_metrics(dataset.column_map, judge), literal_args=True
     )
+    specs = suite_metric_specs(suite)
+    suite_metrics = None if specs is None else compiler.metrics(specs, "metrics")
     names = test_names(prefix or Path(label).stem, dataset.conversations)
     cases = []
     for conv, name in zip(dataset.conversations, names, strict=True):
-        turns = tuple(_turn(row, metrics) for row in conv.rows)
-        rows = [r.row_number for r in conv.rows]
-        where = f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
-        cases.append(
-            TestCase(
-                name=name,
-                type="single_turn" if len(turns) == 1 else "multi_turn",
-                turns=turns,
-                source=f"{label}: {where}",
-            )
+        numbers = [r.row_number for r in conv.rows]
+        unit = "row" if len(numbers) == 1 else "rows"
+        where = f"{unit} {', '.join(map(str, numbers))}"
+        case = compiler.test(conversation_spec(name, conv), where, suite_metrics)
+        turns = tuple(
+            dataclasses.replace(turn, turn_id=row.turn_id)
+            for turn, row in zip(case.turns, conv.rows, strict=True)
         )
+        cases.append(dataclasses.replace(case, turns=turns, source=f"{label}: {where}"))
     return cases

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.datasets.readers import Table
+from assay.datasets._table import Table
 from assay.errors import DatasetError, Problem
 
 QUESTION = "question"

@@ -25,12 +25,12 @@ from assay.datasets.columns import (
     resolve_columns,
 )
 from assay.datasets.grouping import SessionTracker, group_rows
-from assay.datasets.limits import name_problem
 from assay.datasets.model import Conversation, DatasetRow
 from assay.datasets.readers import Table, open_table
 from assay.datasets.shape import ShapeReport
 from assay.datasets.tool_calls import ToolCallsError, parse_expected_tools
 from assay.errors import DatasetError, Problem
+from assay.limits import name_problem
 
 MAX_PROBLEMS = 20
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay.datasets.limits import ValueLimitError, load_json, name_problem
-from assay.datasets.readers import json_kind
+from assay._json import json_kind, load_bounded
+from assay.limits import ValueLimitError, name_problem
 
 EXAMPLE = '[{"name": "get_weather", "arguments": {"location": "Seattle"}}]'
 _KEYS = frozenset({"name", "arguments", "args"})
@@ -28,7 +28,7 @@ def parse_expected_tools(text: str) -> list[dict[str, Any]] | None:
     if not text:
         return None
     try:
-        value = load_json(text)
+        value = load_bounded(text)
     except json.JSONDecodeError as exc:
         raise ToolCallsError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}); expected a JSON array "
