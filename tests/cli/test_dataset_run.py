@@ -158,3 +158,48 @@ def test_a_python_target_is_imported_from_the_datasets_folder(
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout + proc.stderr
+
+
+DISTINCT = (
+    "session_id,turn_id,Question,Answer\n"
+    "a,1,Capital of France?,Paris\n"
+    "b,1,Capital of Italy?,Rome\n"
+    "c,1,Capital of Spain?,Madrid\n"
+)
+
+
+def test_a_file_whose_session_ids_all_differ_is_single_turn(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """No two rows share a session_id: no conversation is assembled, so the file is
+    reported, and runs, as single-turn."""
+    (tmp_path / "distinct.csv").write_text(DISTINCT)
+    text = assay_cli("validate", "distinct.csv")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0] == "SINGLE-TURN \u2014 3 rows"
+    assert (
+        "warning: no two rows share a session_id, so no conversation has more than one turn: "
+        "this file will run as SINGLE-TURN" in text.stdout
+    )
+    as_json = json.loads(assay_cli("validate", "distinct.csv", "--json").stdout)
+    assert (as_json["shape"], as_json["kind"], as_json["rows"]) == (
+        "SINGLE-TURN \u2014 3 rows",
+        "SINGLE-TURN",
+        3,
+    )
+    (tmp_path / "capitals.py").write_text(
+        "def respond(q, s):\n    return q.split()[-1].rstrip('?').replace('France', 'Paris')\n"
+    )
+    proc = assay_cli(
+        "run", "--dataset", "distinct.csv", "--target", "capitals:respond", "--out", "r.json"
+    )
+    results = json.loads((tmp_path / "r.json").read_text())["results"]
+    # single-turn results carry no turns list (the contract's legacy shape)
+    assert [(r["test_name"], r["test_type"], r["turns"]) for r in results] == [
+        ("distinct:a", "single_turn", None),
+        ("distinct:b", "single_turn", None),
+        ("distinct:c", "single_turn", None),
+    ]
+    assert [r["passed"] for r in results] == [True, False, False]
+    assert proc.returncode == 1  # Italy and Spain are answered wrongly on purpose

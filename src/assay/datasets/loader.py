@@ -94,14 +94,14 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
         raise DatasetError(
             [Problem(source, "", "the file has a header but no data rows: add one row per test")]
         )
-    multi_turn = bool(tracker.sessions)
+    multi_turn = tracker.multi_turn
     return ShapeReport(
         source=source,
         kind="MULTI-TURN" if multi_turn else "SINGLE-TURN",
         rows=rows,
         conversations=tracker.conversations,
         column_map=plan.column_map,
-        warnings=column_warnings(plan, multi_turn) + tracker.warnings(),
+        warnings=column_warnings(plan, multi_turn, bool(tracker.sessions)) + tracker.warnings(),
         ignored_columns=plan.ignored,
     )
 
