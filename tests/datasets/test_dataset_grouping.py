@@ -234,14 +234,10 @@ def test_the_spec_example_shape_line(table: Writer) -> None:
     }
 
 
-SPEC_LAB1 = """Question,Answer,expected_tool_calls
-What time is my upcoming flight?,"LX0112 CDG→BSL at 12:09 PM","[{""name"": ""fetch_user_flight_information"", ""arguments"": {}}]"
-Any museums in Basel?,Kunstmuseum Basel,"[{""name"": ""search_trip_recommendations"", ""arguments"": {""location"": ""Basel""}}]"
-"""
-SPEC_LAB2 = """session_id,turn_id,Question,Answer,expected_tool_calls
-session_001,1,I like a cheap hotel for my 7 day stay.,"Cheapest first: Holiday Inn (ID 8), Hyatt (ID 3), Hilton (ID 1)","[{""name"": ""search_hotels"", ""arguments"": {""location"": ""Basel""}}]"
-session_001,2,Book the cheapest hotel.,"Holiday Inn Basel booked","[{""name"": ""book_hotel"", ""arguments"": {""hotel_id"": 8}}]"
-"""
+# the two example files of specs/ground-truth-datasets.txt, as written there
+SPEC = Path(__file__).parent / "spec"
+SPEC_LAB1 = (SPEC / "lab1.csv").read_text(encoding="utf-8")
+SPEC_LAB2 = (SPEC / "lab2.csv").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,8 @@ def test_valid_cells(cell: str, expected: list[dict[str, object]] | None) -> Non
         ('[{"tool_name": "a", "parameters": 1}]',
          'tool call 1 (a): "parameters" must be a JSON object such as {"location": "Seattle"}, '
          "found a number"),
-        ('[{"name": "a", "tool_name": "b"}]', 'tool call 1 has both "name" and "tool_name": keep one'),
+        ('[{"name": "a", "tool_name": "b"}]',
+         'tool call 1 has both "name" and "tool_name": keep one'),
         ('[{"name": "a", "arguments": {}, "parameters": {}}]',
          'tool call 1 (a) has both "arguments" and "parameters": keep one'),
         ('[{"name": "a", "args": {}, "arguments": {}}]',
