@@ -32,6 +32,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 LITERAL: tuple[str, ...] = (SESSION, TURN)  # accepted exactly as written, nothing else
 
+# A file of human labels for ``assay judge check``: role -> its names, in any capitalisation.
+# The question and the reference take the dataset's names for the Question and the Answer.
+LABELLED_ALIASES: dict[str, tuple[str, ...]] = {
+    "question": (*ALIASES[QUESTION], "prompt"),
+    "response": ("response", "output", "actual_output", "agent_response"),
+    "reference": ("reference", "ground_truth", *ALIASES[ANSWER]),
+    "context": ALIASES[CONTEXT],
+    "label": ("label", "human_label", "human_score", "verdict"),
+}
+
 # Further names people use for a column, warned about as near misses.
 _OTHER_NAMES: dict[str, tuple[str, ...]] = {
     QUESTION: ("prompt", "questions", "queries", "user_input"),
