@@ -1,26 +1,23 @@
-"""Dataset rows as test cases: each conversation becomes the ``TestSpec`` a suite would
-write for it (a conversation of one is a single-turn test, a longer one a scripted
-multi-turn test in one agent session, each turn with its own Answer and tools) and goes
-through the suite's compiler, so the suite's metrics apply to it exactly as to its own
-tests: turn metrics on every turn, conversation metrics (``trajectory_*``, ``scope: test``)
-once over the conversation.
+"""Dataset rows as test cases: a conversation of one is a single-turn test, a longer one a
+scripted multi-turn test in one agent session, each turn with its own Answer and tools.
 
-A conversation's expected trajectory is its rows' expected tool calls, in turn order, when
-every row has an ``expected_tool_calls`` cell (``[]`` included); otherwise it has none and
-the trajectory metrics are not run on it, with that reason.
+They are compiled by the suite's compiler (``Compiler.dataset_test``), under the rules of a
+suite test with no metric list of its own: the suite's metrics apply to them exactly as to
+its own tests, turn metrics on every turn and conversation metrics (``trajectory_*``,
+``scope: test``) once over the conversation. A conversation's expected trajectory is its
+rows' expected tool calls, in turn order, when every row has an ``expected_tool_calls``
+cell (``[]`` included); otherwise it has none and the trajectory metrics are not run on it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from assay.cases.compile import Compiler, suite_metric_specs
 from assay.cases.models import TestCase
-from assay.config import ExpectedToolSpec, Suite, TestSpec, TurnSpec
-from assay.datasets import Conversation, DatasetRow, load_dataset
+from assay.config import Suite
+from assay.datasets import Conversation, load_dataset
 from assay.metrics import build_metric
 from assay.metrics.base import Metric
 
@@ -55,48 +52,6 @@ def default_dataset_metrics(columns: Iterable[str], judge: bool) -> tuple[Metric
     return metrics
 
 
-def _tools(row: DatasetRow) -> list[ExpectedToolSpec] | None:
-    if row.expected_tools is None:
-        return None
-    return [
-        ExpectedToolSpec.model_construct(
-            name=t["name"], **({"args": t["args"]} if t["args"] else {})
-        )
-        for t in row.expected_tools
-    ]
-
-
-def conversation_spec(name: str, conversation: Conversation) -> TestSpec:
-    """The test a suite would write for this conversation (built, not re-validated: the
-    dataset reader has checked every cell)."""
-    rows = conversation.rows
-    tools = [_tools(row) for row in rows]
-    trajectory = None
-    if all(t is not None for t in tools):
-        trajectory = [spec for t in tools for spec in t or ()]
-    fields: dict[str, Any] = {"name": name, "expected_trajectory": trajectory}
-    if len(rows) == 1:
-        row = rows[0]
-        fields |= {
-            "input": row.question,
-            "ground_truth": row.answer,
-            "context": row.context,
-            "expected_tools": tools[0],
-        }
-    else:
-        fields["turns"] = [
-            TurnSpec.model_construct(
-                input=row.question,
-                ground_truth=row.answer,
-                context=row.context,
-                expected_tools=row_tools,
-                metrics=None,
-            )
-            for row, row_tools in zip(rows, tools, strict=True)
-        ]
-    return TestSpec.model_construct(**fields)
-
-
 def dataset_cases(
     path: Path, suite: Suite, label: str, judge: bool = False, prefix: str | None = None
 ) -> list[TestCase]:
@@ -104,21 +59,13 @@ def dataset_cases(
     the suite has a list, else the column defaults. Test names start with ``prefix``
     (default: the file's stem)."""
     dataset = load_dataset(path)
-    compiler = Compiler(
-        label, defaults=default_dataset_metrics(dataset.column_map, judge), literal_args=True
-    )
+    compiler = Compiler(label, defaults=default_dataset_metrics(dataset.column_map, judge))
     specs = suite_metric_specs(suite)
-    suite_metrics = None if specs is None else compiler.metrics(specs, "metrics")
+    plan = compiler.metric_plan(None, None if specs is None else compiler.metrics(specs, "metrics"))
     names = test_names(prefix or Path(label).stem, dataset.conversations)
     cases = []
     for conv, name in zip(dataset.conversations, names, strict=True):
         numbers = [r.row_number for r in conv.rows]
-        unit = "row" if len(numbers) == 1 else "rows"
-        where = f"{unit} {', '.join(map(str, numbers))}"
-        case = compiler.test(conversation_spec(name, conv), where, suite_metrics)
-        turns = tuple(
-            dataclasses.replace(turn, turn_id=row.turn_id)
-            for turn, row in zip(case.turns, conv.rows, strict=True)
-        )
-        cases.append(dataclasses.replace(case, turns=turns, source=f"{label}: {where}"))
+        where = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {', '.join(map(str, numbers))}"
+        cases.append(compiler.dataset_test(name, conv.rows, plan, where))
     return cases
