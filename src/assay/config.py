@@ -242,8 +242,12 @@ class TestSpec(_Strict):
             )
         if self.turns is not None and not self.turns:
             raise ValueError("turns is empty: give at least one turn, or use input")
-        if self.turns is not None and (self.ground_truth or self.expected_tools):
-            raise ValueError("ground_truth and expected_tools go on each turn of a multi-turn test")
+        per_turn = [k for k in ("ground_truth", "expected_tools", "context") if getattr(self, k)]
+        if self.turns is not None and per_turn:
+            raise ValueError(
+                f"{' and '.join(per_turn)} go on each turn of a multi-turn test, not on the "
+                "test (move it under the turn it belongs to)"
+            )
         stray = [k for k in _GOAL_ONLY if getattr(self, k) is not None]
         if stray:
             raise ValueError(f"{', '.join(stray)} belong to goal-driven tests; add goal:")

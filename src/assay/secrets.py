@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
+from assay._env_vars import REFERENCE
+
 MASK = "***"
 _MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 
@@ -52,7 +54,7 @@ _NOT_THE_VALUE = frozenset(
     {"usage", "env", "var", "count", "counts", "limit", "type", "name", "url", "path", "id"}
 )
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_PLACEHOLDER = re.compile(r"^[^$]*(\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}[^$]*)+$")
+_PLACEHOLDER = re.compile(rf"^[^$]*({REFERENCE}[^$]*)+$")
 # scheme://userinfo@ ; the user info ends at the first "@" before the host
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/?#@\s\"'<>]+)@")
 

@@ -115,7 +115,7 @@ def test_unknown_metric_and_bad_count() -> None:
 
 
 def test_target_must_name_exactly_one_kind() -> None:
-    (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}, "tests": []})
+    (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}})
     assert (
         msg
         == "suite.yaml: target: give exactly one of http, openai, python, demo (got python, demo)"
@@ -158,7 +158,7 @@ def test_env_substitution_and_missing_variable(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
-def test_metric_lists_most_specific_non_empty_list_wins() -> None:
+def test_the_most_specific_metric_list_wins_and_an_empty_one_replaces_too() -> None:
     loaded = parse_suite(
         suite(
             {
@@ -179,12 +179,11 @@ def test_metric_lists_most_specific_non_empty_list_wins() -> None:
     assert [[m.name for m in t.metrics] for t in a.turns] == [
         ["equality"],
         ["numeric"],
-        ["numeric"],
+        [],  # metrics: [] on the turn: no metric, not the test's list
     ]
     assert [m.name for m in b.turns[0].metrics] == ["numeric", "equality"]
     # one instance per configuration: the test-level numeric is not the suite-level one
     assert a.turns[1].metrics[0] is not b.turns[0].metrics[0]
-    assert a.turns[1].metrics[0] is a.turns[2].metrics[0]
 
 
 def test_yaml_errors_and_missing_files(tmp_path: Path) -> None:
@@ -202,3 +201,88 @@ def test_yaml_errors_and_missing_files(tmp_path: Path) -> None:
 def test_numbers_in_yaml_become_strings_where_text_is_expected() -> None:
     loaded = parse_suite(suite({"name": "a", "input": "q", "ground_truth": 5120}), "suite.yaml")
     assert loaded.cases[0].turns[0].ground_truth == "5120"
+
+
+def test_every_problem_is_reported_in_one_pass() -> None:
+    """A typo used to stop the loader before it compiled anything, hiding a bad regex."""
+    raw = suite(
+        {"name": "a", "input": "q", "ground_truht": "x"},
+        {
+            "name": "b",
+            "input": "q",
+            "expected_tools": [{"name": "t", "args": {"x": {"regex": "(("}}}],
+        },
+        metrics=[{"metric": "numeric", "relative_tolerance": -1}],
+        jugde={"provider": "openai", "model": "m"},
+    )
+    paths = [m.split(": ")[1] for m in problems(raw)]
+    assert paths == [
+        "jugde",
+        "tests[0].ground_truht",
+        "metrics[0].relative_tolerance",
+        "tests[1].expected_tools[0].args.x.regex",
+    ]
+
+
+def test_a_misspelt_matcher_is_an_error_with_a_did_you_mean() -> None:
+    raw = suite(
+        {"name": "a", "input": "q", "expected_tools": [{"name": "t", "args": {"x": {"fuzy": "5"}}}]}
+    )
+    assert problems(raw) == [
+        "suite.yaml: tests[0].expected_tools[0].args.x.fuzy: unknown matcher 'fuzy'; did you "
+        "mean 'fuzzy'? (to compare with this mapping as it is, write {literal: ...} around it)"
+    ]
+    # a literal mapping whose keys are not like a matcher's stays a literal
+    loaded = parse_suite(
+        suite(
+            {
+                "name": "a",
+                "input": "q",
+                "expected_tools": [{"name": "t", "args": {"x": {"city": "Basel"}}}],
+            }
+        ),
+        "suite.yaml",
+    )
+    (tool,) = loaded.cases[0].turns[0].expected_tools or ()
+    assert tool.args is not None and tool.args["x"].matches({"city": "Basel"})
+    literal = parse_suite(
+        suite(
+            {
+                "name": "a",
+                "input": "q",
+                "expected_tools": [{"name": "t", "args": {"x": {"literal": {"fuzy": "5"}}}}],
+            }
+        ),
+        "suite.yaml",
+    )
+    (tool,) = literal.cases[0].turns[0].expected_tools or ()
+    assert tool.args is not None and tool.args["x"].matches({"fuzy": "5"})
+
+
+def test_a_test_level_context_beside_turns_is_refused() -> None:
+    msgs = problems(suite({"name": "a", "context": "docs", "turns": [{"input": "1"}]}))
+    assert msgs == [
+        "suite.yaml: tests[0]: context go on each turn of a multi-turn test, not on the test "
+        "(move it under the turn it belongs to)"
+    ]
+    # a goal test's context is its additional context, beside its opening turns too
+    parse_suite(suite({"name": "g", "goal": "x", "context": "c", "turns": [{"input": "1"}]}), "s")
+
+
+def test_an_empty_test_list_is_an_error_and_no_list_is_not() -> None:
+    assert problems(suite()) == [
+        "suite.yaml: tests: tests is empty: add a test, or leave tests out when datasets give them"
+    ]
+    no_tests = parse_suite({"name": "s", "datasets": ["lab.csv"]}, "suite.yaml")
+    assert no_tests.cases == []
+
+
+def test_a_top_level_key_is_not_corrected_to_a_key_of_another_part() -> None:
+    (msg,) = problems(suite({"name": "a", "input": "q"}, model="gpt-4o"))
+    assert "did you mean 'model'" not in msg
+    assert msg == (
+        "suite.yaml: model: unknown key 'model' here; 'model' goes under target.openai, judge "
+        "or simulator"
+    )
+    typo = problems(suite({"name": "a", "input": "q"}, judge={"provider": "openai", "modle": "m"}))
+    assert "suite.yaml: judge.modle: unknown key 'modle'; did you mean 'model'?" in typo

@@ -116,3 +116,90 @@ def test_dataset_test_names_never_collide(assay_cli: RunCli, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     names = [r["test_name"] for r in json.loads((tmp_path / "r.json").read_text())["results"]]
     assert names == ["a/data:row2", "b/data:row2", "clash:row2", "clash:session:row2"]
+
+
+def test_a_suite_conversation_metric_scores_each_dataset_conversation_once(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """A suite-level trajectory metric with --dataset made every row fail with
+    NotImplementedError: dataset rows now compile as the suite's own tests do."""
+    (tmp_path / "hotel_agent.py").write_text(AGENT)
+    (tmp_path / "lab.csv").write_text(CSV)
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\ntarget: {python: 'hotel_agent:respond'}\n"
+        "metrics: [equality, trajectory_exact_match]\n"
+    )
+    proc = assay_cli("run", "suite.yaml", "--dataset", "lab.csv", "--out", "r.json")
+    assert "NotImplementedError" not in proc.stdout + proc.stderr
+    results = {r["test_name"]: r for r in json.loads((tmp_path / "r.json").read_text())["results"]}
+    conv = results["lab:s1"]
+    # once over the conversation: its rows' tool calls in turn order, which the agent made
+    (trajectory,) = [
+        m for m in conv["metric_results"] if m["metric_name"] == "trajectory_exact_match"
+    ]
+    assert (trajectory["score"], trajectory["passed"]) == (1.0, True)
+    for turn in conv["turns"]:  # and never per turn
+        assert [m["metric_name"] for m in turn["metric_results"]] == ["equality"]
+    assert conv["passed"] is True
+    # a row without an expected_tool_calls cell has no trajectory to compare with: absent
+    row4 = results["lab:row4"]
+    assert [m["metric_name"] for m in row4["metric_results"]] == ["equality"]
+
+
+def test_a_python_target_is_imported_from_the_datasets_folder(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "folder_agent.py").write_text("def respond(q, s):\n    return 'Paris'\n")
+    (data / "lab.csv").write_text("Question,Answer\nCapital of France?,Paris\n")
+    proc = assay_cli(
+        "run", "--dataset", "data/lab.csv", "--target", "folder_agent:respond", "--quiet"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout + proc.stderr
+
+
+DISTINCT = (
+    "session_id,turn_id,Question,Answer\n"
+    "a,1,Capital of France?,Paris\n"
+    "b,1,Capital of Italy?,Rome\n"
+    "c,1,Capital of Spain?,Madrid\n"
+)
+
+
+def test_a_file_whose_session_ids_all_differ_is_single_turn(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """No two rows share a session_id: no conversation is assembled, so the file is
+    reported, and runs, as single-turn."""
+    (tmp_path / "distinct.csv").write_text(DISTINCT)
+    text = assay_cli("validate", "distinct.csv")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0] == "SINGLE-TURN \u2014 3 rows"
+    assert (
+        "warning: no two rows share a session_id, so no conversation has more than one turn: "
+        "this file will run as SINGLE-TURN" in text.stdout
+    )
+    as_json = json.loads(assay_cli("validate", "distinct.csv", "--json").stdout)
+    assert (as_json["shape"], as_json["kind"], as_json["rows"]) == (
+        "SINGLE-TURN \u2014 3 rows",
+        "SINGLE-TURN",
+        3,
+    )
+    (tmp_path / "capitals.py").write_text(
+        "def respond(q, s):\n    return q.split()[-1].rstrip('?').replace('France', 'Paris')\n"
+    )
+    proc = assay_cli(
+        "run", "--dataset", "distinct.csv", "--target", "capitals:respond", "--out", "r.json"
+    )
+    results = json.loads((tmp_path / "r.json").read_text())["results"]
+    # single-turn results carry no turns list (the contract's legacy shape)
+    assert [(r["test_name"], r["test_type"], r["turns"]) for r in results] == [
+        ("distinct:a", "single_turn", None),
+        ("distinct:b", "single_turn", None),
+        ("distinct:c", "single_turn", None),
+    ]
+    assert [r["passed"] for r in results] == [True, False, False]
+    assert proc.returncode == 1  # Italy and Spain are answered wrongly on purpose

@@ -220,12 +220,46 @@ def test_no_question_column_is_an_error(table: Writer) -> None:
     ]
 
 
-def test_two_columns_for_one_field_is_an_error(table: Writer) -> None:
-    path = table(["Question", "Input", "Answer"], [["Q", "Q again", "A"]])
+def test_the_same_name_twice_is_an_error(table: Writer) -> None:
+    path = table(["Question", "Answer", "question"], [["Q", "A", "Q again"]])
     assert _problems(path) == [
-        f"{path}: column Input: columns 'Question' and 'Input' both give the Question column: "
-        "keep one of them"
+        f"{path}: column question: columns 'Question' and 'question' both give the Question "
+        "column: keep one of them"
     ]
+
+
+@pytest.mark.parametrize(
+    ("header", "used", "ignored"),
+    [
+        (["Query", "Question", "Answer"], "Question", "Query"),  # the better name wins, anywhere
+        (["Question", "Query", "Answer"], "Question", "Query"),
+        (["Input", "Query", "Answer"], "Query", "Input"),
+        (["Question", "Expected", "Answer"], "Question", None),
+    ],
+)
+def test_with_two_names_for_the_question_question_is_used_and_the_other_named(
+    table: Writer, header: list[str], used: str, ignored: str | None
+) -> None:
+    """As the reference service reads such a file: Question first, then Query, then Input;
+    the column not used is named in a warning, not an error."""
+    cells = {"Question": "from Question", "Query": "from Query", "Input": "from Input"}
+    path = table(header, [[cells.get(h, "A") for h in header]])
+    dataset = load_dataset(path)
+    assert dataset.column_map["question"] == used
+    assert dataset.rows[0].question == f"from {used}"
+    if ignored is None:  # Expected and Answer: the same rule for the Answer
+        assert dataset.column_map["answer"] == "Answer"
+        assert dataset.shape.ignored_columns == ["Expected"]
+        assert dataset.warnings[0] == (
+            "columns 'Answer' and 'Expected' both give the Answer column: 'Answer' is used "
+            "and 'Expected' is ignored"
+        )
+        return
+    assert dataset.shape.ignored_columns == [ignored]
+    assert dataset.warnings[0] == (
+        f"columns {used!r} and {ignored!r} both give the Question column: {used!r} is used "
+        f"and {ignored!r} is ignored"
+    )
 
 
 def test_a_blank_header_cell_between_named_columns_is_refused(

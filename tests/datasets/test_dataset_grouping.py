@@ -201,8 +201,14 @@ def test_single_turn_file_is_one_conversation_per_row(table: Writer) -> None:
 
 def test_one_row_uses_the_singular(table: Writer) -> None:
     assert validate_dataset(table(["Question"], [["a"]])).shape_line() == "SINGLE-TURN — 1 row"
-    shape = validate_dataset(table(HEADER, [["s", 1, "a", "A"]]))
-    assert shape.shape_line() == "MULTI-TURN — 1 row, 1 conversation (grouped by session_id)"
+    shape = validate_dataset(
+        table(HEADER, [["s", 1, "a", "A"], ["s", 2, "b", "B"], ["t", 1, "c", "C"]])
+    )
+    assert shape.shape_line() == "MULTI-TURN — 3 rows, 2 conversations (grouped by session_id)"
+    # one session of one row assembles no conversation: the file is single-turn
+    assert validate_dataset(table(HEADER, [["s", 1, "a", "A"]])).shape_line() == (
+        "SINGLE-TURN — 1 row"
+    )
 
 
 def test_the_spec_example_shape_line(table: Writer) -> None:
@@ -226,3 +232,28 @@ def test_the_spec_example_shape_line(table: Writer) -> None:
         "warnings": [],
         "errors": [],
     }
+
+
+# the two example files of specs/ground-truth-datasets.txt, as written there
+SPEC = Path(__file__).parent / "spec"
+SPEC_LAB1 = (SPEC / "lab1.csv").read_text(encoding="utf-8")
+SPEC_LAB2 = (SPEC / "lab2.csv").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (SPEC_LAB1, "SINGLE-TURN \u2014 2 rows"),
+        (SPEC_LAB2, "MULTI-TURN \u2014 2 rows, 1 conversation (grouped by session_id)"),
+        # a row without a session_id beside a conversation is a conversation of one
+        (SPEC_LAB2 + ',,Any museums in Basel?,Kunstmuseum Basel,\n',
+         "MULTI-TURN \u2014 3 rows, 2 conversations (grouped by session_id)"),
+        # every session_id different: no conversation is assembled
+        (SPEC_LAB2.replace("session_001,2", "session_002,2"), "SINGLE-TURN \u2014 2 rows"),
+    ],
+)  # fmt: skip
+def test_the_specs_own_examples(tmp_path: Path, text: str, line: str) -> None:
+    path = tmp_path / "lab.csv"
+    path.write_text(text, encoding="utf-8")
+    assert validate_dataset(path).shape_line() == line
+    assert load_dataset(path).shape.shape_line() == line

@@ -26,6 +26,11 @@ EXAMPLE = '[{"name": "get_weather", "arguments": {"location": "Seattle"}}]'
         ('[{"name": "a"}, {"name": "b", "arguments": null}]',
          [{"name": "a", "args": {}}, {"name": "b", "args": {}}]),
         (' [{"name": "a", "arguments": {}}] ', [{"name": "a", "args": {}}]),
+        # the reference service's spelling: tool_name and parameters
+        ('[{"tool_name": "book_hotel", "parameters": {"hotel_id": 8}}]',
+         [{"name": "book_hotel", "args": {"hotel_id": 8}}]),
+        ('[{"tool_name": "search", "arguments": {"q": "x"}}, {"name": "b", "parameters": {}}]',
+         [{"name": "search", "args": {"q": "x"}}, {"name": "b", "args": {}}]),
     ],
 )  # fmt: skip
 def test_valid_cells(cell: str, expected: list[dict[str, object]] | None) -> None:
@@ -50,13 +55,20 @@ def test_valid_cells(cell: str, expected: list[dict[str, object]] | None) -> Non
          'tool call 1 (a): "arguments" must be a JSON object such as {"location": "Seattle"}, '
          "found a string"),
         ('[{"name": "a", "args": [1]}]',
-         'tool call 1 (a): "arguments" must be a JSON object such as {"location": "Seattle"}, '
+         'tool call 1 (a): "args" must be a JSON object such as {"location": "Seattle"}, '
          "found an array"),
+        ('[{"tool_name": "a", "parameters": 1}]',
+         'tool call 1 (a): "parameters" must be a JSON object such as {"location": "Seattle"}, '
+         "found a number"),
+        ('[{"name": "a", "tool_name": "b"}]',
+         'tool call 1 has both "name" and "tool_name": keep one'),
+        ('[{"name": "a", "arguments": {}, "parameters": {}}]',
+         'tool call 1 (a) has both "arguments" and "parameters": keep one'),
         ('[{"name": "a", "args": {}, "arguments": {}}]',
          'tool call 1 (a) has both "arguments" and "args": keep one'),
         ('[{"name": "a", "type": "function", "id": 1}]',
-         "tool call 1 (a) has unknown key(s) 'id', 'type': only \"name\" and \"arguments\" "
-         '(or "args") are allowed'),
+         "tool call 1 (a) has unknown key(s) 'id', 'type': only \"name\" (or \"tool_name\") and "
+         '"arguments" (or "args", "parameters") are allowed'),
     ],
 )  # fmt: skip
 def test_invalid_cells(cell: str, message: str) -> None:

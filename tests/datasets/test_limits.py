@@ -7,14 +7,10 @@ import json
 
 import pytest
 
-from assay.datasets.limits import (
-    MAX_NESTING,
-    ValueLimitError,
-    control_character,
-    load_json,
-    nesting,
-)
+from assay._json import load_bounded as load_json
+from assay._json import nesting
 from assay.datasets.tool_calls import ToolCallsError, parse_expected_tools
+from assay.limits import MAX_NESTING, ValueLimitError, control_character
 
 
 def test_nesting_counts_arrays_and_objects() -> None:

@@ -133,3 +133,26 @@ def test_ground_truth_not_a_number_is_an_error_on_that_metric() -> None:
     result = score("numeric", "5", "five")
     assert result.score is None and result.passed is False
     assert "is not a number" in (result.error or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("5\u00a0120", 5120.0),  # a no-break space groups thousands
+        ("\u22125120", -5120.0),  # U+2212 minus
+        ("5,1,2,0", None),  # commas between single digits: not a number anywhere
+        ("5,120", 5120.0),
+        ("3,5", None),  # a decimal comma is not read as 3.5
+    ],
+)
+def test_the_numeric_metric_and_the_matchers_read_numbers_alike(
+    text: str, value: float | None
+) -> None:
+    """One number reader: the numeric metric, approx and fuzzy agree on what a string is."""
+    from assay.metrics.tools import parse_matcher
+
+    expected = "5120" if value is None else str(value)
+    numeric = score("numeric", text, expected).score == 1.0
+    approx = parse_matcher({"approx": 5120 if value is None else value}).matches(text)
+    fuzzy = parse_matcher({"fuzzy": expected}).matches(text)
+    assert numeric is approx is fuzzy is (value is not None)

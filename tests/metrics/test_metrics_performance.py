@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from assay.metrics import MetricConfigError, build_metric
-from assay.metrics.pricing import PRICES, find_price
+from assay.pricing import PRICES, find_price
 from assay.results.models import MetricResult, TokenUsage
 from tests.metrics._helpers import context, conversation, score_conversation
 
@@ -83,8 +83,8 @@ def test_cost_with_user_prices_and_dated_model_names() -> None:
     # 2000 * 0.01 / 1000 + 1000 * 0.02 / 1000 = 0.02 + 0.02 = 0.04
     mine = run("cost", usage=usage, model="my-model", max_usd=1, prices=prices)
     assert mine.details is not None and mine.details["usd"] == pytest.approx(0.04)
-    assert find_price("gpt-4o-mini-2024-07-18", PRICES) == PRICES["gpt-4o-mini"]
-    assert find_price("gpt-4o-2024-08-06", PRICES) == PRICES["gpt-4o"]
+    assert find_price("gpt-4o-mini-2024-07-18") == PRICES["gpt-4o-mini"]
+    assert find_price("gpt-4o-2024-08-06") == PRICES["gpt-4o"]
 
 
 def test_cost_unknown_model_and_bad_prices() -> None:
@@ -105,3 +105,16 @@ def test_turn_efficiency() -> None:
     single = build_metric("turn_efficiency", {"expected_turns": 1})
     assert single.scope == "test"
     assert single.missing_conversation_input(conversation([])) == "needs a multi-turn conversation"
+
+
+@pytest.mark.parametrize("model", ["gpt-5-mini", "o1", "claude-haiku-4-5", "gpt-4-turbo"])
+def test_one_price_table_for_the_cost_metric_and_judge_calls(model: str) -> None:
+    """gpt-5-mini was priced for judges only and o1 for the cost metric only: a model priced
+    for one is priced, the same, for the other."""
+    from assay.models import cost_usd
+
+    usage = TokenUsage(prompt_tokens=1_000_000, completion_tokens=1_000_000)
+    metric = run("cost", usage=usage, model=model, max_usd=1000)
+    judged = cost_usd(model, usage)
+    assert metric.details is not None and judged is not None
+    assert metric.details["usd"] == pytest.approx(judged)

@@ -94,7 +94,10 @@ def test_an_argument_mismatch_is_explained() -> None:
         "arg 'hotel_id' mismatch: expected one of 8, \"8\", got 3; 1 call(s) match no expected step"
     )
     exact = score_conversation("trajectory_exact_match", conv)
-    assert exact.reasoning == "call 1: expected 'book', got 'book_hotel'"
+    # the right tool with another argument: the reason says which argument, not the name
+    assert exact.reasoning == (
+        "call 1 ('book_hotel'): arg 'hotel_id' mismatch: expected one of 8, \"8\", got 3"
+    )
     in_order_result = score_conversation("trajectory_in_order_match", conv)
     assert in_order_result.reasoning == "step 1 ('book') has no matching call after step 0"
     # jaccard ignores arguments: {book, search} vs {book_hotel, search_hotels}

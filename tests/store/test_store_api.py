@@ -169,8 +169,10 @@ def test_runs_are_found_by_a_unique_prefix(store: Store) -> None:
     assert found is not None and found.id == "0123456789abcdef"
     assert store.get_run("01234") is None  # too short to be a prefix
     assert store.get_run("99999999") is None
-    with pytest.raises(ConfigError, match="matches several runs"):
+    with pytest.raises(ConfigError, match="'0123456' is ambiguous: it starts the ids of several"):
         store.get_run("0123456")
+    with pytest.raises(RunNotFound, match="'01234' is too short to name a run: give at least 6"):
+        store.resolve_run_id("01234")
     assert store.get_run("012345_%") is None  # LIKE wildcards are literal
     assert store.load_report("0123456f").run.id == "0123456fffffffff"
 
@@ -232,7 +234,7 @@ def test_creating_a_run_twice_is_refused(store: Store) -> None:
 
 
 def test_the_sqlite_store_uses_wal(sqlite_url: str) -> None:
-    with open_store(sqlite_url) as store, store._engine.connect() as conn:
+    with open_store(sqlite_url) as store, store._writable().connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1

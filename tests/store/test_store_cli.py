@@ -152,3 +152,19 @@ def test_an_unreachable_store_exits_3_with_the_password_masked() -> None:
     failed = invoke("runs", "--store", "postgresql+psycopg://me:topsecret@127.0.0.1:1/x")
     assert failed.exit_code == 3
     assert "cannot open the store" in failed.stderr and "topsecret" not in failed.output
+
+
+def test_diff_warns_when_the_runs_come_from_different_suites(sqlite_url: str) -> None:
+    with open_store(sqlite_url) as store:
+        for run_id, suite in ((RUN_A, "travel"), (RUN_B, "calculator")):
+            info = run_info(run_id).model_copy(update={"suite_name": suite})
+            store.create_run(info)
+            store.add_results(run_id, [(0, single("capital"))])
+            store.finish_run(run_id, "completed", summarize([single("capital")]), "2025-03-01")
+    other = invoke("diff", RUN_A, RUN_B, "--store", sqlite_url)
+    assert other.exit_code == 0, other.output
+    assert (
+        "warning: the runs come from different suites ('travel' and 'calculator')" in other.stderr
+    )
+    same = invoke("diff", RUN_A, RUN_A, "--store", sqlite_url)
+    assert "warning" not in same.stderr

@@ -122,6 +122,9 @@ def test_the_default_store_is_a_sqlite_file_under_dot_assay(
     assert DEFAULT_STORE_URL == "sqlite:///.assay/assay.db"
     with open_store() as store:
         assert store.url == DEFAULT_STORE_URL
+        assert store.list_runs() == []
+        assert not (tmp_path / ".assay").exists()  # nothing is created until a run is
+        store.create_run(run_info("run-default-1"))
     assert (tmp_path / ".assay" / "assay.db").is_file()
 
 
@@ -167,7 +170,7 @@ def test_a_store_that_cannot_be_created_is_a_store_error(tmp_path: Path) -> None
 
 
 def test_a_store_from_a_newer_assay_is_refused_with_advice(sqlite_url: str) -> None:
-    with open_store(sqlite_url) as store, store._engine.begin() as conn:
+    with open_store(sqlite_url) as store, store._writable().begin() as conn:
         conn.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999'"))
     with pytest.raises(StoreError, match="newer assay"):
         open_store(sqlite_url)

@@ -6,7 +6,7 @@ PyYAML shares an aliased node (``*a``) instead of copying it, but what comes aft
 with every alias expanded: 500 bytes of nested aliases ("billion laughs") are billions of
 values. So the loader counts values as it composes them, aliases expanded, and stops past
 ``MAX_VALUES``; it also stops past ``MAX_NESTING`` levels, at an alias inside its own anchor
-(a cycle), at an integer too long to turn back into text (``assay.datasets.limits``), and at
+(a cycle), at an integer too long to turn back into text (``assay.limits``), and at
 a value PyYAML cannot build (a date that does not exist), each with its line.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from assay.datasets.limits import MAX_NESTING, too_deep, too_many_digits
 from assay.errors import ConfigError, Problem
+from assay.limits import MAX_NESTING, too_deep, too_many_digits
 
 MAX_VALUES = 1_000_000
 

@@ -1,19 +1,35 @@
-"""Compile validated suite specs into runnable TestCases: matchers and metric instances are
-built here, once, and every problem is reported with its field path."""
+"""Compile validated test specs into runnable TestCases: matchers and metric instances are
+built here, once, and every problem is reported with its field path.
+
+The one compiler of assay: a suite's tests (``Compiler.test``) and a dataset's rows
+(``Compiler.dataset_test``, from ``from_dataset``) are compiled here, by the same rules:
+which metric list applies (``metric_plan``: a test's or a turn's own list replaces the one
+it inherits, ``[]`` included; the defaults apply when no level has one), which metrics score
+each turn and which the whole conversation (``scope``), and how expected tool calls become
+``ExpectedTool``s. A dataset's rows were checked cell by cell when the file was read, so
+they take a direct path here, with no per-row validation: a file may have a million."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from assay.cases.models import GoalSpec, TestCase, Turn
 from assay.config import ExpectedToolSpec, MetricSpec, Suite, TestSpec, TurnSpec
-from assay.datasets.limits import name_problem
+from assay.datasets.model import DatasetRow
 from assay.errors import Problem
+from assay.limits import name_problem
 from assay.metrics import MetricConfigError, build_metric
 from assay.metrics.base import Metric
-from assay.metrics.tools import ExpectedTool, MatcherError, parse_matcher
+from assay.metrics.tools import (
+    ExpectedTool,
+    LiteralMatcher,
+    Matcher,
+    MatcherError,
+    parse_matcher,
+)
 
 _TOOL_OPTIONS = ExpectedToolSpec.OPTIONS
 
@@ -32,13 +48,24 @@ def default_metrics() -> tuple[Metric, ...]:
     return (build_metric("equality", {"case_insensitive": True, "strip_whitespace": True}),)
 
 
-class Compiler:
-    """Collects problems instead of stopping at the first, so a user fixes them in one go."""
+@dataclass(frozen=True)
+class MetricPlan:
+    """The metrics of one test: ``turn`` for each turn without a list of its own, ``test``
+    scored once over the whole conversation."""
 
-    def __init__(self, source: str) -> None:
+    turn: tuple[Metric, ...]
+    test: tuple[Metric, ...]
+
+
+class Compiler:
+    """Collects problems instead of stopping at the first, so a user fixes them in one go.
+
+    ``defaults`` are a turn's metrics when no list applies to it."""
+
+    def __init__(self, source: str, defaults: tuple[Metric, ...] | None = None) -> None:
         self.source = source
         self.problems: list[Problem] = []
-        self.defaults = default_metrics()
+        self.defaults = default_metrics() if defaults is None else defaults
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, path, message))
@@ -81,7 +108,7 @@ class Compiler:
                     f"unknown key; an expected tool has name, {', '.join(_TOOL_OPTIONS)}",
                 )
         raw_args = options.get("args")
-        args = None
+        args: dict[str, Matcher] | None = None
         if raw_args is not None:
             if not isinstance(raw_args, dict):
                 self.problem(
@@ -129,15 +156,14 @@ class Compiler:
             metrics=metrics,
         )
 
-    def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...]) -> TestCase:
+    def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...] | None) -> TestCase:
+        """``suite_metrics``: the suite's list, or None when the suite has none."""
         self.name(spec.name, f"{path}.name", "test name")
         for i, tag in enumerate(spec.tags):
             self.name(tag, f"{path}.tags[{i}]", "tag")
         own = self.metrics(spec.metrics, f"{path}.metrics")
-        chosen = own or suite_metrics
-        # no metric list at any level: the defaults (equality where there is a ground truth)
-        inherited = turn_scoped(chosen) if chosen else self.defaults
-        test_metrics = test_scoped(chosen)
+        plan = self.metric_plan(own if spec.metrics is not None else None, suite_metrics)
+        inherited, test_metrics = plan.turn, plan.test
         common: dict[str, Any] = {
             "name": spec.name,
             "type": spec.test_type,
@@ -151,15 +177,54 @@ class Compiler:
             return self.goal_test(spec, path, test_metrics, common)
         if spec.turns is not None:
             turns = tuple(
-                self.turn(
-                    t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]") or inherited
-                )
+                self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, path, i, inherited))
                 for i, t in enumerate(spec.turns)
             )
             return TestCase(turns=turns, test_metrics=test_metrics, **common)
         # single-turn: the test's own metrics are its turn's metrics
         return TestCase(
             turns=(self.turn(spec, path, inherited),), test_metrics=test_metrics, **common
+        )
+
+    def metric_plan(
+        self, own: tuple[Metric, ...] | None, inherited: tuple[Metric, ...] | None
+    ) -> MetricPlan:
+        """A test's own list (None: it has none) replaces the one it inherits (None: the
+        suite has none either, and the defaults apply: equality where there is a ground
+        truth); each metric then scores the turns or the conversation, by its scope."""
+        chosen = own if own is not None else inherited
+        if chosen is None:
+            return MetricPlan(self.defaults, ())
+        return MetricPlan(turn_scoped(chosen), test_scoped(chosen))
+
+    def dataset_test(
+        self, name: str, rows: Sequence[DatasetRow], plan: MetricPlan, where: str
+    ) -> TestCase:
+        """A dataset conversation: a test with no metric list of its own (``plan`` is the
+        suite's, or the dataset defaults), one turn per row, each with the row's Answer and
+        tools; its expected trajectory is the rows' tool calls, when every row has some."""
+        tools = [literal_tools(row.expected_tools) for row in rows]
+        trajectory = None
+        if all(t is not None for t in tools):
+            trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
+        turns = tuple(
+            Turn(
+                input=row.question,
+                turn_id=row.turn_id,
+                ground_truth=row.answer,
+                context=row.context,
+                expected_tools=row_tools,
+                metrics=plan.turn,
+            )
+            for row, row_tools in zip(rows, tools, strict=True)
+        )
+        return TestCase(
+            name=name,
+            type="single_turn" if len(turns) == 1 else "multi_turn",
+            turns=turns,
+            source=f"{self.source}: {where}",
+            test_metrics=plan.test,
+            expected_trajectory=trajectory,
         )
 
     def goal_test(
@@ -173,7 +238,7 @@ class Compiler:
         suite's turn metrics do not apply, as the judge gives the test's verdict."""
         assert spec.goal is not None
         opening = tuple(
-            self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, f"{path}.turns[{i}]"))
+            self.turn(t, f"{path}.turns[{i}]", self.turn_metrics(t, path, i, ()))
             for i, t in enumerate(spec.turns or ())
         )
         goal = GoalSpec(
@@ -189,7 +254,13 @@ class Compiler:
         )
         return TestCase(goal=goal, turns=opening, test_metrics=test_metrics, **common)
 
-    def turn_metrics(self, spec: TurnSpec, path: str) -> tuple[Metric, ...]:
+    def turn_metrics(
+        self, spec: TurnSpec, test_path: str, index: int, inherited: tuple[Metric, ...]
+    ) -> tuple[Metric, ...]:
+        """The turn's own list (``[]`` too: no metric), else what it inherits."""
+        if spec.metrics is None:
+            return inherited
+        path = f"{test_path}.turns[{index}]"
         metrics = self.metrics(spec.metrics, f"{path}.metrics")
         for i, metric in enumerate(metrics):
             if metric.scope == "test":
@@ -204,9 +275,39 @@ def _stated(items: list[str] | None) -> tuple[str, ...] | None:
     return None if items is None else tuple(item.strip() for item in items)
 
 
-def compile_suite(suite: Suite, source: str) -> tuple[list[TestCase], list[Problem]]:
+def literal_tools(calls: Sequence[dict[str, Any]] | None) -> tuple[ExpectedTool, ...] | None:
+    """A dataset cell's tool calls (``{"name", "args"}``, checked by the dataset reader):
+    each argument a literal (a dataset's JSON is data, not matchers); None: no assertion."""
+    if calls is None:
+        return None
+    return tuple(
+        ExpectedTool(
+            name=call["name"],
+            args={k: LiteralMatcher(v) for k, v in call["args"].items()} if call["args"] else None,
+        )
+        for call in calls
+    )
+
+
+def compile_tests(
+    suite: Suite | None,
+    tests: Sequence[tuple[int, TestSpec]],
+    source: str,
+    metric_specs: Sequence[MetricSpec] | None = None,
+) -> tuple[list[TestCase], list[Problem]]:
+    """The suite's tests (each with its index in ``tests:``), and every problem found.
+    ``metric_specs`` is the suite's metric list (None when it has none); it is taken from
+    ``suite`` when that is given."""
     compiler = Compiler(source)
-    compiler.name(suite.name, "name", "suite name")
-    suite_metrics = compiler.metrics(suite.metrics, "metrics")
-    cases = [compiler.test(t, f"tests[{i}]", suite_metrics) for i, t in enumerate(suite.tests)]
+    if suite is not None:
+        compiler.name(suite.name, "name", "suite name")
+        metric_specs = suite_metric_specs(suite)
+    suite_metrics = None if metric_specs is None else compiler.metrics(metric_specs, "metrics")
+    cases = [compiler.test(spec, f"tests[{i}]", suite_metrics) for i, spec in tests]
     return cases, compiler.problems
+
+
+def suite_metric_specs(suite: Suite) -> list[MetricSpec] | None:
+    """The suite's metric list, or None when it has none (``metrics: []`` is a list: the
+    tests then have no metric unless they list their own)."""
+    return suite.metrics if "metrics" in suite.model_fields_set else None

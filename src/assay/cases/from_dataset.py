@@ -1,43 +1,28 @@
 """Dataset rows as test cases: a conversation of one is a single-turn test, a longer one a
-scripted multi-turn test in one agent session, each turn with its own Answer and tools."""
+scripted multi-turn test in one agent session, each turn with its own Answer and tools.
+
+They are compiled by the suite's compiler (``Compiler.dataset_test``), under the rules of a
+suite test with no metric list of its own: the suite's metrics apply to them exactly as to
+its own tests, turn metrics on every turn and conversation metrics (``trajectory_*``,
+``scope: test``) once over the conversation. A conversation's expected trajectory is its
+rows' expected tool calls, in turn order, when every row has an ``expected_tool_calls``
+cell (``[]`` included); otherwise it has none and the trajectory metrics are not run on it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
-from assay.cases.compile import Compiler
-from assay.cases.models import TestCase, Turn
+from assay.cases.compile import Compiler, suite_metric_specs
+from assay.cases.models import TestCase
 from assay.config import Suite
-from assay.datasets import Conversation, DatasetRow, load_dataset
+from assay.datasets import Conversation, load_dataset
 from assay.metrics import build_metric
 from assay.metrics.base import Metric
-from assay.metrics.tools import ExpectedTool, LiteralMatcher
 
-
-def _expected_tools(row: DatasetRow) -> tuple[ExpectedTool, ...] | None:
-    if row.expected_tools is None:
-        return None
-    return tuple(
-        ExpectedTool(
-            name=tool["name"],
-            args={k: LiteralMatcher(v) for k, v in (tool.get("args") or {}).items()},
-        )
-        if tool.get("args")
-        else ExpectedTool(name=tool["name"])
-        for tool in row.expected_tools
-    )
-
-
-def _turn(row: DatasetRow, metrics: tuple[Metric, ...]) -> Turn:
-    return Turn(
-        input=row.question,
-        turn_id=row.turn_id,
-        ground_truth=row.answer,
-        context=row.context,
-        expected_tools=_expected_tools(row),
-        metrics=metrics,
-    )
+# With a judge model, the judge metrics each column allows join the defaults.
+JUDGE_DEFAULTS = {"answer": "correctness", "context": "groundedness", "question": "relevance"}
 
 
 def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
@@ -56,15 +41,9 @@ def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
     return names
 
 
-# With a judge model, the judge metrics each column allows join the defaults.
-JUDGE_DEFAULTS = {"answer": "correctness", "context": "groundedness", "question": "relevance"}
-
-
-def default_dataset_metrics(
-    compiler: Compiler, columns: Iterable[str], judge: bool
-) -> tuple[Metric, ...]:
+def default_dataset_metrics(columns: Iterable[str], judge: bool) -> tuple[Metric, ...]:
     """equality where there is an Answer; with a judge, the judge metrics the columns allow."""
-    metrics = compiler.defaults
+    metrics = Compiler("defaults").defaults
     if judge:
         present = set(columns)
         metrics += tuple(
@@ -76,26 +55,17 @@ def default_dataset_metrics(
 def dataset_cases(
     path: Path, suite: Suite, label: str, judge: bool = False, prefix: str | None = None
 ) -> list[TestCase]:
-    """Test cases for every conversation of a dataset file; suite metrics apply when the
-    suite has them, else the column defaults. Test names start with ``prefix`` (default:
-    the file's stem)."""
+    """Test cases for every conversation of a dataset file; the suite's metrics apply when
+    the suite has a list, else the column defaults. Test names start with ``prefix``
+    (default: the file's stem)."""
     dataset = load_dataset(path)
-    compiler = Compiler(label)
-    metrics = compiler.metrics(suite.metrics, "metrics") or default_dataset_metrics(
-        compiler, dataset.column_map, judge
-    )
+    compiler = Compiler(label, defaults=default_dataset_metrics(dataset.column_map, judge))
+    specs = suite_metric_specs(suite)
+    plan = compiler.metric_plan(None, None if specs is None else compiler.metrics(specs, "metrics"))
     names = test_names(prefix or Path(label).stem, dataset.conversations)
     cases = []
     for conv, name in zip(dataset.conversations, names, strict=True):
-        turns = tuple(_turn(row, metrics) for row in conv.rows)
-        rows = [r.row_number for r in conv.rows]
-        where = f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
-        cases.append(
-            TestCase(
-                name=name,
-                type="single_turn" if len(turns) == 1 else "multi_turn",
-                turns=turns,
-                source=f"{label}: {where}",
-            )
-        )
+        numbers = [r.row_number for r in conv.rows]
+        where = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {', '.join(map(str, numbers))}"
+        cases.append(compiler.dataset_test(name, conv.rows, plan, where))
     return cases

@@ -2,36 +2,25 @@
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from assay import config
-from assay.cases._problems import all_field_names, field_path, pydantic_problems
-from assay.cases.compile import compile_suite
+from assay._env_vars import expand, missing_message
+from assay.cases._problems import field_path, pydantic_problems
+from assay.cases.compile import compile_tests
 from assay.cases.models import TestCase
-from assay.config import Suite
+from assay.config import MetricSpec, Suite, TestSpec
 from assay.errors import ConfigError, Problem
 from assay.plugins import load_plugins
 from assay.secrets import Redactor
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_SUITE_MODELS: list[type[BaseModel]] = [
-    config.Suite,
-    config.TestSpec,
-    config.TurnSpec,
-    config.TargetConfig,
-    config.HttpTarget,
-    config.OpenAITarget,
-    config.ResponseMapping,
-    config.ModelConfig,
-    config.ExecutionConfig,
-]
+_PLUGINS = TypeAdapter(list[config.PluginModule])
+_METRICS = TypeAdapter(list[MetricSpec])
 
 
 @dataclass
@@ -63,29 +52,10 @@ def substitute_env(
         ]
     if not isinstance(value, str) or "${" not in value:
         return value
-
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        found = os.environ.get(name)
-        if not found and default is not None:  # unset or empty, as the shell's :- reads it
-            return default
-        if found is None:
-            if default is not None:
-                return default
-            problems.append(
-                Problem(
-                    source,
-                    path,
-                    f"environment variable {name} is not set; export it, "
-                    f"or write ${{{name}:-default}}",
-                )
-            )
-            return ""
-        if found:
-            secrets.add(found)
-        return found
-
-    return _VAR.sub(replace, value)
+    expanded = expand(value)
+    problems.extend(Problem(source, path, missing_message(name)) for name in expanded.missing)
+    secrets.update(expanded.values)
+    return expanded.text
 
 
 def masked(problems: list[Problem], hide: Redactor) -> list[Problem]:
@@ -93,6 +63,10 @@ def masked(problems: list[Problem], hide: Redactor) -> list[Problem]:
 
 
 def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
+    """Check and compile a parsed suite. Every problem is found in one pass, whatever the
+    others: the top-level keys and each test are checked on their own, and what passes is
+    compiled (metrics, matchers), so a typo in one place does not hide a bad regex in
+    another. Raises ConfigError listing them all."""
     if not isinstance(raw, dict):
         raise ConfigError(
             [Problem(source, "", "a suite is a YAML mapping with at least name and tests")]
@@ -100,21 +74,91 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     problems: list[Problem] = []
     secrets: set[str] = set()
     resolved = substitute_env(raw, source, "", problems, secrets)
-    if problems:
-        raise ConfigError(problems)
     hide = Redactor(secrets)  # a message may quote a value that came from ${VAR}
-    try:
-        suite = Suite.model_validate(resolved)
-    except ValidationError as exc:
-        found = pydantic_problems(source, exc, known_fields=all_field_names(_SUITE_MODELS))
-        raise ConfigError(masked(found, hide)) from None
+    suite = _check_top(resolved, source, problems)
+    tests = _check_tests(resolved, source, problems)
     # the suite's own metrics are registered before its metrics are built
-    problems = load_plugins(suite.plugins, source, (path.resolve().parent,) if path else ())
-    cases, compiled = compile_suite(suite, source)
+    folders = (path.resolve().parent,) if path else ()
+    problems += load_plugins(_plugins(suite, resolved), source, folders)
+    cases, compiled = compile_tests(suite, tests, source, _metric_specs(suite, resolved))
     problems += compiled
-    if problems:
+    if problems or suite is None:
         raise ConfigError(masked(problems, hide))
+    suite = suite.model_copy(update={"tests": [spec for _, spec in tests]})
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
+
+
+def _check_top(resolved: dict[str, Any], source: str, problems: list[Problem]) -> Suite | None:
+    """The suite without its tests (checked one by one in ``_check_tests``)."""
+    try:
+        return Suite.model_validate({k: v for k, v in resolved.items() if k != "tests"})
+    except ValidationError as exc:
+        problems += pydantic_problems(source, exc, model=Suite, root=Suite)
+        return None
+
+
+def _check_tests(
+    resolved: dict[str, Any], source: str, problems: list[Problem]
+) -> list[tuple[int, TestSpec]]:
+    """Each test that is well formed, with its index; a problem for each one that is not."""
+    if "tests" not in resolved:
+        return []
+    raw_tests = resolved["tests"]
+    if not isinstance(raw_tests, list):
+        problems.append(Problem(source, "tests", "expected a list of tests"))
+        return []
+    if not raw_tests:
+        problems.append(
+            Problem(
+                source,
+                "tests",
+                "tests is empty: add a test, or leave tests out when datasets give them",
+            )
+        )
+    tests: list[tuple[int, TestSpec]] = []
+    seen: dict[str, int] = {}
+    for i, raw_test in enumerate(raw_tests):
+        prefix = field_path([i], "tests")
+        try:
+            spec = TestSpec.model_validate(raw_test)
+        except ValidationError as exc:
+            problems += pydantic_problems(source, exc, prefix, model=TestSpec, root=Suite)
+            continue
+        if spec.name in seen:
+            problems.append(
+                Problem(
+                    source,
+                    f"{prefix}.name",
+                    f"two tests are named {spec.name!r} (tests[{seen[spec.name]}] too); "
+                    "test names must be unique",
+                )
+            )
+            continue
+        seen[spec.name] = i
+        tests.append((i, spec))
+    return tests
+
+
+def _metric_specs(suite: Suite | None, resolved: dict[str, Any]) -> list[MetricSpec] | None:
+    """The suite's metric list when the rest of the suite has problems: its options are
+    still checked, if the list itself is well formed."""
+    if suite is not None or "metrics" not in resolved:
+        return None
+    try:
+        return list(_METRICS.validate_python(resolved["metrics"]))
+    except ValidationError:
+        return None
+
+
+def _plugins(suite: Suite | None, resolved: dict[str, Any]) -> list[str]:
+    """The plugin modules to load: the suite's, or, when the rest of the suite has problems,
+    its ``plugins`` list alone if that is well formed (so its metrics are known)."""
+    if suite is not None:
+        return list(suite.plugins)
+    try:
+        return list(_PLUGINS.validate_python(resolved.get("plugins", [])))
+    except ValidationError:
+        return []
 
 
 def load_suite(path: str | Path) -> LoadedSuite:

@@ -13,13 +13,14 @@ from pydantic import ValidationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
+from assay._env_vars import REFERENCE
 from assay.config import ExpectedToolSpec, Suite
 from assay.metrics import METRICS, Metric
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 REF = "#/$defs/{model}"
 # ${VAR} or ${VAR:-default} alone: the loader substitutes it before reading the number
-VARIABLE = {"type": "string", "pattern": r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$"}
+VARIABLE = {"type": "string", "pattern": f"^{REFERENCE}$"}
 
 
 class _LoaderSchema(GenerateJsonSchema):

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from assay.cli._terminal import markup_safe
-from assay.cli.app import app, out_console, user_errors
+from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.runs import store_option
 from assay.store import RunDiff, TestChange, open_store
 from assay.store.estimates import Change
@@ -92,6 +92,15 @@ def diff(
     pass-rate and mean-score changes; exit 1 on a regression."""
     with open_store(store) as opened:
         result = opened.compare_runs(run_a, run_b)
+        suites = [
+            info.suite_name for r in (result.run_a, result.run_b) if (info := opened.get_run(r))
+        ]
+    if len(set(suites)) > 1:  # tests are matched by name: another suite's rarely line up
+        a, b = (markup_safe(name) for name in suites)
+        err_console.print(
+            f"[yellow]warning:[/] the runs come from different suites ('{a}' and '{b}'): "
+            "their tests are compared by name"
+        )
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:

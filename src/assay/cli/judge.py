@@ -43,7 +43,9 @@ def check(
         str | None,
         typer.Option("--options", help="Metric options as JSON, e.g. '{\"threshold\": 0.8}'."),
     ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 8,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="rows scored at once")
+    ] = 8,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the judge every time.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:

@@ -28,7 +28,9 @@ def run(
     suite: Path | None = typer.Argument(None, help="the suite file (YAML)"),
     dataset: list[Path] = typer.Option([], "--dataset", help="a CSV/XLSX/JSONL file of tests"),
     target: str | None = typer.Option(None, "--target", help="a URL or module:function"),
-    concurrency: int | None = typer.Option(None, "--concurrency", min=1),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", min=1, help="tests run at once (default: the suite's execution)"
+    ),
     repeat: int | None = typer.Option(None, "--repeat", min=1, help="run each test K times"),
     limit: int | None = typer.Option(None, "--limit", min=1, help="run the first N tests"),
     out: list[Path] = typer.Option([], "--out", help="write a report here (repeatable)"),
@@ -39,7 +41,9 @@ def run(
     resume: str | None = typer.Option(None, "--resume", help="re-run what RUN_ID did not finish"),
     executor: str = typer.Option("local", "--executor", help="local"),
     judge: str | None = typer.Option(None, "--judge", help="PROVIDER:MODEL"),
-    judge_base_url: str | None = typer.Option(None, "--judge-base-url"),
+    judge_base_url: str | None = typer.Option(
+        None, "--judge-base-url", help="the judge's OpenAI-compatible endpoint, e.g. a local one"
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the judge response cache"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
     verbose: bool = typer.Option(False, "--verbose", help="explain passing turns too"),

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from assay.datasets.readers import Table, fail, not_utf8
+from assay.datasets._table import Table, fail, not_utf8
 
 # Reference documents in a ``context`` cell can be long; the csv module's default is 128 KiB.
 FIELD_SIZE_LIMIT = 2**31 - 1

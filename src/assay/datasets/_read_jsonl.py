@@ -13,9 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from assay.datasets.limits import ValueLimitError, load_json
-from assay.datasets.readers import Table, cell_text, fail, json_kind, not_utf8
+from assay._json import json_kind, load_bounded
+from assay.datasets._table import Table, cell_text, fail, not_utf8
 from assay.errors import DatasetError, Problem
+from assay.limits import ValueLimitError
 
 MAX_PROBLEMS = 20
 _EXAMPLE = '{"Question": "Capital of France?", "Answer": "Paris"}'
@@ -46,7 +47,7 @@ def _objects(handle: Any, path: Path, source: str) -> Iterator[tuple[int, Any]]:
             number += 1
             if line.strip():
                 try:
-                    yield number, load_json(line)
+                    yield number, load_bounded(line)
                 except (json.JSONDecodeError, ValueLimitError) as exc:
                     yield number, exc
     except UnicodeDecodeError:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
+from assay.datasets._table import Table, cell_text, fail
 from assay.datasets._xlsx_guard import check_workbook
-from assay.datasets.readers import Table, cell_text, fail
 
 
 @contextmanager

@@ -25,8 +25,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.datasets._table import column_letters
 from assay.datasets._xlsx_parts import OPENED_PARTS, Archive, first_sheet, local_name
-from assay.datasets.readers import column_letters
 
 MAX_COLUMNS = 1_000
 MAX_CELLS = 10_000_000

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from assay.datasets.readers import fail
+from assay.datasets._table import fail
 from assay.errors import DatasetError
 
 MAX_PART_BYTES = 256 * 1024 * 1024

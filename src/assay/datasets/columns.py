@@ -2,16 +2,18 @@
 
 Question, Answer, context and expected_tool_calls (and their aliases) are recognised in any
 capitalisation; ``session_id`` and ``turn_id`` only literally, in lower case. Surrounding
-whitespace never counts. A name that looks like one of them but is not recognised (a *near
-miss*, such as ``Session_ID`` or ``turn``) is ignored with a warning that says what the
-file will do instead; any other column is ignored.
+whitespace never counts. When a file has two names for one field (``Question`` and
+``Query``), the first name of its alias list is used and the other column is ignored, with
+a warning that names it; the same name twice is an error. A name that looks like one of
+them but is not recognised (a *near miss*, such as ``Session_ID`` or ``turn``) is ignored
+with a warning that says what the file will do instead; any other column is ignored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from assay.datasets.readers import Table
+from assay.datasets._table import Table
 from assay.errors import DatasetError, Problem
 
 QUESTION = "question"
@@ -29,6 +31,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
     TOOLS: ("expected_tool_calls", "tools"),
 }
 LITERAL: tuple[str, ...] = (SESSION, TURN)  # accepted exactly as written, nothing else
+
+# A file of human labels for ``assay judge check``: role -> its names, in any capitalisation.
+# The question and the reference take the dataset's names for the Question and the Answer.
+LABELLED_ALIASES: dict[str, tuple[str, ...]] = {
+    "question": (*ALIASES[QUESTION], "prompt"),
+    "response": ("response", "output", "actual_output", "agent_response"),
+    "reference": ("reference", "ground_truth", *ALIASES[ANSWER]),
+    "context": ALIASES[CONTEXT],
+    "label": ("label", "human_label", "human_score", "verdict"),
+}
 
 # Further names people use for a column, warned about as near misses.
 _OTHER_NAMES: dict[str, tuple[str, ...]] = {
@@ -78,6 +90,12 @@ class NearMiss:
 
 
 @dataclass(frozen=True)
+class Shadowed:
+    written: str  # the column as written in the file, ignored
+    canonical: str  # the field another column of the file gives
+
+
+@dataclass(frozen=True)
 class ColumnPlan:
     """How a header maps onto the dataset's fields."""
 
@@ -86,6 +104,7 @@ class ColumnPlan:
     ignored: list[str]  # unrecognised columns, as written
     near_misses: list[NearMiss]
     width: int  # named columns; cells beyond it must be blank
+    shadowed: list[Shadowed] = field(default_factory=list)  # aliases a better name beat
 
     def written(self, canonical: str) -> str:
         return self.column_map.get(canonical, canonical)
@@ -111,9 +130,9 @@ def resolve_columns(table: Table) -> ColumnPlan:
                     )
                 )
     index: dict[str, int] = {}
-    column_map: dict[str, str] = {}
     ignored: list[str] = []
     near_misses: list[NearMiss] = []
+    shadowed: list[Shadowed] = []
     for i, name in enumerate(header[:width]):
         canonical = name if name in LITERAL else _ACCEPTED.get(name.casefold())
         if canonical is None:
@@ -123,23 +142,47 @@ def resolve_columns(table: Table) -> ColumnPlan:
                 if near is not None:
                     near_misses.append(NearMiss(name, *near))
             continue
-        if canonical in index:
+        if canonical not in index:
+            index[canonical] = i
+            continue
+        other = header[index[canonical]]
+        rank, other_rank = _rank(canonical, name), _rank(canonical, other)
+        if rank == other_rank:  # the same name twice: which one is meant?
             problems.append(
                 Problem(
                     table.source,
                     f"column {name}",
-                    f"columns {column_map[canonical]!r} and {name!r} both give the "
-                    f"{_say(canonical)}: keep one of them",
+                    f"columns {other!r} and {name!r} both give the {_say(canonical)}: "
+                    "keep one of them",
                 )
             )
             continue
-        index[canonical] = i
-        column_map[canonical] = name
+        if rank < other_rank:  # a better name for the field: Question beats Query
+            index[canonical], name = i, other
+        ignored.append(name)
+        shadowed.append(Shadowed(name, canonical))
+    # in file order, as the user reads the header
+    column_map = {c: header[i] for c, i in sorted(index.items(), key=lambda item: item[1])}
+    ignored.sort(key=header.index)
     if QUESTION not in index:
         problems.append(_no_question(table.source, header[:width], near_misses))
     if problems:
         raise DatasetError(problems)
-    return ColumnPlan(index, column_map, ignored, near_misses, width)
+    return ColumnPlan(index, column_map, ignored, near_misses, width, shadowed)
+
+
+def _rank(canonical: str, name: str) -> int:
+    """A name's place in its field's alias list: ``Question`` 0, ``Query`` 1, ``Input`` 2."""
+    names = [alias.casefold() for alias in ALIASES.get(canonical, (canonical,))]
+    return names.index(name.casefold()) if name.casefold() in names else 0
+
+
+def _ignored_alias_warning(plan: ColumnPlan, column: Shadowed) -> str:
+    used = plan.written(column.canonical)
+    return (
+        f"columns {used!r} and {column.written!r} both give the {_say(column.canonical)}: "
+        f"{used!r} is used and {column.written!r} is ignored"
+    )
 
 
 def _say(canonical: str) -> str:
@@ -159,9 +202,11 @@ def _no_question(source: str, header: list[str], near_misses: list[NearMiss]) ->
     return Problem(source, "columns", message)
 
 
-def column_warnings(plan: ColumnPlan, multi_turn: bool) -> list[str]:
-    """Warnings about the columns, once the file's shape is known."""
-    warnings = [_near_miss_warning(plan, miss, multi_turn) for miss in plan.near_misses]
+def column_warnings(plan: ColumnPlan, multi_turn: bool, has_sessions: bool) -> list[str]:
+    """Warnings about the columns, once the file's shape is known (``has_sessions``: some
+    row has a session_id)."""
+    warnings = [_ignored_alias_warning(plan, column) for column in plan.shadowed]
+    warnings += [_near_miss_warning(plan, miss, multi_turn) for miss in plan.near_misses]
     if ANSWER not in plan.index:
         warnings.append(
             "no Answer column (also accepted: Expected_Answer, Expected_Output, Expected): "
@@ -169,9 +214,15 @@ def column_warnings(plan: ColumnPlan, multi_turn: bool) -> list[str]:
             "correctness and the like) will not run; safety, performance and reasoning "
             "metrics still will"
         )
-    if SESSION in plan.index and not multi_turn:
+    if SESSION in plan.index and not has_sessions:
         warnings.append(
             "column session_id is blank in every row: this file will run as SINGLE-TURN"
+        )
+    elif SESSION in plan.index and not multi_turn:
+        warnings.append(
+            "no two rows share a session_id, so no conversation has more than one turn: "
+            "this file will run as SINGLE-TURN (the rows of one conversation share its "
+            "session_id)"
         )
     if TURN in plan.index and SESSION not in plan.index:
         warnings.append(

@@ -3,8 +3,10 @@
 Conversations keep the order of their first row. Within one, turns are ordered by
 ``turn_id`` compared as numbers when every turn_id of that conversation is a number (``10``
 after ``9``), else kept in file order. A row without a session_id is a conversation of
-one. ``SessionTracker`` checks a file as it streams by (for ``assay validate``);
-``group_rows`` builds the conversations of a loaded file.
+one. A file is MULTI-TURN when some conversation has more than one turn: one whose every
+``session_id`` differs from the others assembles no conversation and is SINGLE-TURN.
+``SessionTracker`` checks a file as it streams by (for ``assay validate``); ``group_rows``
+builds the conversations of a loaded file.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class SessionTracker:
         self.unit = unit
         self.conversations = 0
         self.sessions: dict[str, _Session] = {}
+        self.multi_turn = False  # some session has more than one row
 
     def track(
         self, row_number: int, session_id: str | None, turn_id: str | None
@@ -65,6 +68,8 @@ class SessionTracker:
             session = self.sessions[session_id] = _Session()
             self.conversations += 1
         session.rows += 1
+        if session.rows == 2:
+            self.multi_turn = True
         if not self.has_turn_ids:
             return None
         if turn_id is None:

@@ -25,12 +25,12 @@ from assay.datasets.columns import (
     resolve_columns,
 )
 from assay.datasets.grouping import SessionTracker, group_rows
-from assay.datasets.limits import name_problem
 from assay.datasets.model import Conversation, DatasetRow
 from assay.datasets.readers import Table, open_table
 from assay.datasets.shape import ShapeReport
 from assay.datasets.tool_calls import ToolCallsError, parse_expected_tools
 from assay.errors import DatasetError, Problem
+from assay.limits import name_problem
 
 MAX_PROBLEMS = 20
 
@@ -94,14 +94,14 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
         raise DatasetError(
             [Problem(source, "", "the file has a header but no data rows: add one row per test")]
         )
-    multi_turn = bool(tracker.sessions)
+    multi_turn = tracker.multi_turn
     return ShapeReport(
         source=source,
         kind="MULTI-TURN" if multi_turn else "SINGLE-TURN",
         rows=rows,
         conversations=tracker.conversations,
         column_map=plan.column_map,
-        warnings=column_warnings(plan, multi_turn) + tracker.warnings(),
+        warnings=column_warnings(plan, multi_turn, bool(tracker.sessions)) + tracker.warnings(),
         ignored_columns=plan.ignored,
     )
 

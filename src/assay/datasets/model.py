@@ -38,4 +38,5 @@ class Conversation:
 
     @property
     def is_multi_turn(self) -> bool:
-        return self.session_id is not None
+        """More than one turn: a session_id shared by no other row is a conversation of one."""
+        return len(self.rows) > 1

@@ -1,6 +1,8 @@
 """The ``expected_tool_calls`` cell: a JSON array of ``{"name", "arguments"}`` objects.
 
-``arguments`` (or ``args``) is optional and must be an object. A blank cell means no tool
+As the reference service reads them, ``tool_name`` is accepted for ``name``, and ``args``
+or ``parameters`` for ``arguments``; one of each at most. The arguments are optional and
+must be an object. A blank cell means no tool
 assertion; ``[]`` means the agent is expected to call no tool at all. Entries come out as
 ``{"name": str, "args": dict}``. Tool and argument names are names: a control character in
 one is refused (``limits``); argument values are data and may hold anything.
@@ -11,11 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay.datasets.limits import ValueLimitError, load_json, name_problem
-from assay.datasets.readers import json_kind
+from assay._json import json_kind, load_bounded
+from assay.limits import ValueLimitError, name_problem
 
 EXAMPLE = '[{"name": "get_weather", "arguments": {"location": "Seattle"}}]'
-_KEYS = frozenset({"name", "arguments", "args"})
+NAME_KEYS = ("name", "tool_name")
+ARGUMENT_KEYS = ("arguments", "args", "parameters")
+_KEYS = frozenset(NAME_KEYS + ARGUMENT_KEYS)
 
 
 class ToolCallsError(ValueError):
@@ -28,7 +32,7 @@ def parse_expected_tools(text: str) -> list[dict[str, Any]] | None:
     if not text:
         return None
     try:
-        value = load_json(text)
+        value = load_bounded(text)
     except json.JSONDecodeError as exc:
         raise ToolCallsError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}); expected a JSON array "
@@ -52,7 +56,8 @@ def _call(entry: object, n: int) -> dict[str, Any]:
             f"{where} is {json_kind(entry)}; each tool call is an object such as "
             '{"name": "lookup"}'
         )
-    name = entry.get("name")
+    name_key = _one_of(entry, NAME_KEYS, where)
+    name = entry.get(name_key or "name")
     if not isinstance(name, str) or not name.strip():
         raise ToolCallsError(f'{where} needs a "name" with the tool\'s name as a string')
     problem = name_problem(name, "tool name")
@@ -62,16 +67,15 @@ def _call(entry: object, n: int) -> dict[str, Any]:
     if unknown:
         raise ToolCallsError(
             f"{where} ({name}) has unknown key(s) {', '.join(map(repr, unknown))}: only "
-            '"name" and "arguments" (or "args") are allowed'
+            '"name" (or "tool_name") and "arguments" (or "args", "parameters") are allowed'
         )
-    if "arguments" in entry and "args" in entry:
-        raise ToolCallsError(f'{where} ({name}) has both "arguments" and "args": keep one')
-    args = entry.get("arguments", entry.get("args"))
+    args_key = _one_of(entry, ARGUMENT_KEYS, f"{where} ({name})")
+    args = entry.get(args_key) if args_key else None
     if args is None:
         args = {}
     if not isinstance(args, dict):
         raise ToolCallsError(
-            f'{where} ({name}): "arguments" must be a JSON object such as '
+            f'{where} ({name}): "{args_key}" must be a JSON object such as '
             f'{{"location": "Seattle"}}, found {json_kind(args)}'
         )
     for key in args:
@@ -79,3 +83,12 @@ def _call(entry: object, n: int) -> dict[str, Any]:
         if problem is not None:
             raise ToolCallsError(f"{where} ({name}): {problem}")
     return {"name": name, "args": args}
+
+
+def _one_of(entry: dict[str, Any], keys: tuple[str, ...], where: str) -> str | None:
+    """The one key of ``keys`` the entry has (None when it has none); two is an error."""
+    present = [key for key in keys if key in entry]
+    if len(present) > 1:
+        both = " and ".join(f'"{key}"' for key in present)
+        raise ToolCallsError(f"{where} has both {both}: keep one")
+    return present[0] if present else None

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.importers.base import text
-from assay.metrics.pricing import PRICES, find_price
+from assay.pricing import PRICES, find_price
 
 SIMILAR_THRESHOLD = 0.75  # promptfoo's default for `similar`
 _CONTAINS = {"contains": "all", "contains-all": "all", "contains-any": "any"}

@@ -25,11 +25,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from assay._json import load_bounded
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
-from assay.datasets.limits import ValueLimitError, load_json
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, plain, text
 from assay.importers.rhesis_columns import canonical_row, parse_turns
+from assay.limits import ValueLimitError
 
 TAG_FIELDS = ("category", "topic", "behavior")
 GOAL_FIELDS = ("goal", "instructions", "restrictions", "scenario")
@@ -86,9 +87,9 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
             return [(reader.line_num, dict(r)) for r in reader]
         if suffix == ".jsonl":
             lines = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.strip()]
-            return [(n, load_json(line)) for n, line in lines]
+            return [(n, load_bounded(line)) for n, line in lines]
         if suffix == ".json":
-            value = load_json(data)
+            value = load_bounded(data)
             entries = value.get("tests", [value]) if isinstance(value, dict) else value
             if not isinstance(entries, list):
                 raise ValueError("expected an array of tests, or an object with `tests`")

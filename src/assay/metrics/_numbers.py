@@ -1,10 +1,14 @@
-"""Numbers as people write them: a whole string (``"5,120"``, ``"14.14%"``) or every number in
-a sentence (``"Revenue was $5,120.50 in 2021, up 14%"``).
+"""Numbers as people write them: the one number reader of assay, used by the ``numeric``
+metric and by the ``fuzzy`` and ``approx`` argument matchers, so they agree on what a number
+is. A whole string (``"5,120"``, ``"14.14%"``) or every number in a sentence (``"Revenue was
+$5,120.50 in 2021, up 14%"``).
 
 Thousands separators are ``,``, ``_``, the no-break space (U+00A0) and the narrow no-break
-space (U+202F); a plain space also groups thousands in a whole string, never in prose (where
-``"3 100-dollar bills"`` is two numbers). A decimal comma (``"3,5"``) is not read as 3.5.
-A trailing ``%`` (or the word ``percent``) marks a percentage: its value is the number / 100.
+space (U+202F), between groups of three digits (``"5,1,2,0"`` is not a number); a plain
+space also groups thousands in a whole string, never in prose (where ``"3 100-dollar
+bills"`` is two numbers). A decimal comma (``"3,5"``) is not read as 3.5. The minus sign
+may be ``-``, U+2212 or an en dash. A trailing ``%`` (or the word ``percent``) marks a
+percentage: its value is the number / 100.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})
 _WHOLE_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,_\u00a0\u202f ]\d{3})+(\.\d+)?$")
@@ -56,6 +61,23 @@ def read_number(text: str, *, percent: bool = True, thousands: bool = True) -> N
     if not math.isfinite(value):
         return None
     return Number(value / 100 if is_percent else value, text.strip(), is_percent)
+
+
+def number_value(value: Any) -> float | None:
+    """A JSON value as a finite number: a number, or a string that reads as one (``"5,120"``,
+    ``"14%"`` is 0.14); None for anything else (``true`` is not 1)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an int past a float's range
+            return None
+        return number if math.isfinite(number) else None
+    if isinstance(value, str):
+        found = read_number(value)
+        return None if found is None else found.value
+    return None
 
 
 def find_numbers(text: str, *, percent: bool = True, thousands: bool = True) -> list[Number]:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from assay.metrics._json import NotJson, compile_path, load_json, select
+from assay._json import JsonPath, NotJson, load_reply
 from assay.metrics._numbers import Number, find_numbers, read_number
 from assay.metrics._text import shorten
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
@@ -86,7 +86,7 @@ class NumericOptions(MetricOptions):
     @classmethod
     def _path(cls, value: str | None) -> str | None:
         if value is not None:
-            compile_path(value)
+            JsonPath(value)  # a ValueError saying what is wrong with it
         return value
 
     @property
@@ -109,7 +109,7 @@ class Numeric(Metric[NumericOptions]):
     def __init__(self, options: NumericOptions) -> None:
         super().__init__(options)
         self.opts = options
-        self.path = None if options.response_path is None else compile_path(options.response_path)
+        self.path = None if options.response_path is None else JsonPath(options.response_path)
 
     def read(self, text: str) -> float | None:
         found = self._read_whole(text)
@@ -126,7 +126,7 @@ class Numeric(Metric[NumericOptions]):
         text = response
         if self.path is not None:
             assert opts.response_path is not None
-            value = select(self.path, load_json(response), opts.response_path)
+            value = self.path.first(load_reply(response))
             if isinstance(value, int | float) and not isinstance(value, bool):
                 return [Number(float(value), show(value))] if math.isfinite(value) else []
             if not isinstance(value, str):

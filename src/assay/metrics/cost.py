@@ -6,8 +6,8 @@ from pydantic import Field, model_validator
 
 from assay.metrics.base import MetricContext, MetricOptions, Score
 from assay.metrics.performance import _Budget
-from assay.metrics.pricing import PRICES, Price, find_price
 from assay.metrics.registry import metric
+from assay.pricing import PRICES, Price, find_price
 
 
 class CostOptions(MetricOptions):
@@ -17,7 +17,7 @@ class CostOptions(MetricOptions):
 
     @model_validator(mode="after")
     def _priced(self) -> CostOptions:
-        if find_price(self.model, {**PRICES, **self.prices}) is None:
+        if find_price(self.model, self.prices) is None:
             known = ", ".join(sorted(PRICES))
             raise ValueError(
                 f"no price for model {self.model!r}; add it under prices "
@@ -29,11 +29,12 @@ class CostOptions(MetricOptions):
 
 @metric("cost")
 class Cost(_Budget[CostOptions]):
-    """prompt tokens x input price + completion tokens x output price, against ``max_usd``."""
+    """prompt tokens x input price + completion tokens x output price (``assay.pricing``),
+    against ``max_usd``."""
 
     def __init__(self, options: CostOptions) -> None:
         super().__init__(options)
-        price = find_price(options.model, {**PRICES, **options.prices})
+        price = find_price(options.model, options.prices)
         assert price is not None  # checked by the options
         self.price = price
         self.max_usd = options.max_usd

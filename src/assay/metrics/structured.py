@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from assay.metrics._json import NotJson, load_json
+from assay._json import NotJson, load_reply
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
 from assay.metrics.registry import metric
 
@@ -26,7 +26,7 @@ class JsonValid(Metric[JsonOptions]):
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None
         try:
-            load_json(ctx.response, allow_code_fence=self.options.allow_code_fence)
+            load_reply(ctx.response, allow_code_fence=self.options.allow_code_fence)
         except NotJson as exc:
             return Score(0.0, reasoning=str(exc))
         return Score(1.0)
@@ -76,7 +76,7 @@ class JsonSchema(Metric[JsonSchemaOptions]):
     def measure(self, ctx: MetricContext) -> Score:
         assert ctx.response is not None
         try:
-            document = load_json(ctx.response, allow_code_fence=self.allow_code_fence)
+            document = load_reply(ctx.response, allow_code_fence=self.allow_code_fence)
         except NotJson as exc:
             return Score(0.0, reasoning=str(exc))
         errors = list(self.validator.iter_errors(document))

@@ -6,7 +6,7 @@ from assay.models.base import ChatModel, Message, ModelReply, Prompt
 from assay.models.cache import DEFAULT_CACHE_PATH, ResponseCache, default_cache_path
 from assay.models.factory import api_key_for, make_model
 from assay.models.openai import OpenAIChatModel
-from assay.models.pricing import cost_usd
+from assay.pricing import cost_usd
 
 __all__ = [
     "DEFAULT_CACHE_PATH",

@@ -19,6 +19,8 @@ import json
 import threading
 from typing import Any, Literal
 
+from assay._json import extract_json, schema_problem
+
 Mode = Literal["json_schema", "json_object", "prompt"]
 MODES: tuple[Mode, ...] = ("json_schema", "json_object", "prompt")
 
@@ -148,3 +150,14 @@ def with_format_instruction(
             message["content"] = f"{message['content'].rstrip()}\n\n{instruction}"
             return out
     return [{"role": "system", "content": instruction}, *out]
+
+
+def parse_structured(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    """``(value, None)`` when ``text`` holds JSON that conforms to ``schema``, else
+    ``(None, problem)``."""
+    try:
+        value = extract_json(text)
+    except ValueError as exc:
+        return None, str(exc)
+    problem = schema_problem(value, schema)
+    return (None, f"the JSON does not match the schema: {problem}") if problem else (value, None)

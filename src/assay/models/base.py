@@ -19,23 +19,23 @@ from typing import Any, ClassVar
 
 import aiohttp
 
+from assay._json import schema_problem
 from assay.config import ModelConfig
 from assay.errors import JudgeError
 from assay.models._http import ModelCallFailed, post_json
-from assay.models._json import parse_structured, schema_problem
 from assay.models._reply import MalformedReply
 from assay.models._structured import (
     MODES,
     Mode,
     learned_mode,
     next_mode,
+    parse_structured,
     probe_lock,
     rejects_structured_output,
     remember_mode,
     with_format_instruction,
 )
 from assay.models.cache import ResponseCache, cache_key
-from assay.models.pricing import cost_usd
 from assay.net import (
     RetryPolicy,
     Unreachable,
@@ -45,6 +45,7 @@ from assay.net import (
     open_client_session,
     reply_limit_bytes,
 )
+from assay.pricing import cost_usd
 from assay.results.models import TokenUsage
 from assay.secrets import REDACTOR, url_secrets
 

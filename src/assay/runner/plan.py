@@ -56,9 +56,13 @@ def plan_run(
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     if suite_path is not None:
         loaded = load_suite(suite_path)
+        base_dir = loaded.base_dir
     else:
         stem = datasets[0].stem
         loaded = LoadedSuite(suite=Suite(name=stem), cases=[], path=None, raw={"name": stem})
+        # a python target (--target module:function) is imported from the dataset's folder
+        # first, as it is from the suite's when there is a suite
+        base_dir = datasets[0].resolve().parent
     REDACTOR.add(*loaded.secrets)
     suite = loaded.suite
     judge = parse_judge_option(judge_option) if judge_option else suite.judge
@@ -81,6 +85,17 @@ def plan_run(
         for (path, label), prefix in zip(sources, prefixes, strict=True):
             files.append(path)
             cases.extend(dataset_cases(path, suite, label, judge is not None, prefix))
+    if not cases:
+        raise ConfigError(
+            [
+                Problem(
+                    str(suite_path),
+                    "tests",
+                    "nothing to run: the suite has no tests and no datasets; add tests: or "
+                    "datasets:, or pass --dataset FILE",
+                )
+            ]
+        )
     _check_unique_names(cases)
     snapshot = redact_config(
         {
@@ -93,7 +108,7 @@ def plan_run(
     )
     source = str(suite_path) if suite_path and not target_option else "options"
     simulator = suite.simulator or judge
-    return RunPlan(suite, cases, target, loaded.base_dir, judge, snapshot, source, files, simulator)
+    return RunPlan(suite, cases, target, base_dir, judge, snapshot, source, files, simulator)
 
 
 def dataset_prefixes(labels: list[str]) -> list[str]:

@@ -81,6 +81,16 @@ def is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+def sqlite_file(url: URL) -> Path | None:
+    """The file of a file-backed SQLite store; None for PostgreSQL or an in-memory one."""
+    if not is_sqlite(url):
+        return None
+    database = url.database or ":memory:"
+    if database == ":memory:" or "mode=memory" in database or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
 def create_store_engine(url: URL) -> Engine:
     if not is_sqlite(url):
         connect_args = (
@@ -89,8 +99,9 @@ def create_store_engine(url: URL) -> Engine:
         return create_engine(url, connect_args=connect_args, pool_pre_ping=True)
     database = url.database or ":memory:"
     in_memory = database == ":memory:" or "mode=memory" in database
-    if not in_memory and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    file = sqlite_file(url)
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},

@@ -55,16 +55,17 @@ class TestOutcome:
 class RunNotFound(ConfigError):
     """No stored run has this id (or id prefix); exit code 2, like any bad argument."""
 
-    def __init__(self, ref: str, store: str) -> None:
+    def __init__(self, ref: str, store: str, too_short: int | None = None) -> None:
+        """``too_short``: the shortest prefix accepted, when ``ref`` is shorter."""
         self.ref = ref
-        super().__init__(
-            [
-                Problem(
-                    "options",
-                    "RUN_ID",
-                    f"no stored run {ref!r} in {store}; "
-                    "`assay runs` lists the stored runs and their ids "
-                    "(pass the same --store URL to it)",
-                )
-            ]
-        )
+        if too_short is not None:
+            message = (
+                f"{ref!r} is too short to name a run: give at least {too_short} characters of "
+                "its id (`assay runs` lists the ids)"
+            )
+        else:
+            message = (
+                f"no stored run {ref!r} in {store}; `assay runs` lists the stored runs and "
+                "their ids (pass the same --store URL to it)"
+            )
+        super().__init__([Problem("options", "RUN_ID", message)])

@@ -45,7 +45,7 @@ def put_contract(
         "created_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
     }
     try:
-        with write_connection(store._engine) as conn, conn.begin():
+        with write_connection(store._writable()) as conn, conn.begin():
             conn.execute(insert(contracts), row)
     except IntegrityError:
         return

@@ -105,11 +105,10 @@ class Queries:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._engine = store._engine
 
     def _rows(self, query: Select[Any]) -> list[Any]:
         try:
-            with self._engine.connect() as conn:
+            with self.store._engine.connect() as conn:
                 return list(conn.execute(query))
         except SQLAlchemyError as exc:
             raise self.store._failure(exc) from exc
@@ -225,7 +224,7 @@ class Queries:
             select(test_results.c.id, func.substr(payload, start)).where(*conditions)
         )
         try:
-            with self._engine.connect() as conn:
+            with self.store._engine.connect() as conn:
                 rows = conn.execution_options(yield_per=READ_BATCH).execute(query)
                 for test_id, tail in rows:
                     tags = tags_from_tail(tail)

@@ -1,6 +1,9 @@
 """The result store: runs and their test results in SQLite (the default) or PostgreSQL.
 
-``open_store(url)`` opens (and migrates) a store; ``Store`` writes a run as it goes
+``open_store(url)`` opens (and migrates) a store; a SQLite file that does not exist yet is
+created, folder and all, by the first write, so a command that fails before it writes (an
+invalid suite, a mistyped ``--store`` path given to ``assay runs``) leaves nothing behind.
+``Store`` writes a run as it goes
 (``create_run``, ``add_results`` in batches, ``finish_run``) and reads runs back
 (``list_runs``, ``iter_results``, ``load_report``, ``completed_keys`` for resume). Every
 database failure surfaces as ``StoreError`` (exit code 3) naming the store, password masked.
@@ -8,18 +11,20 @@ database failure surfaces as ``StoreError`` (exit code 3) naming the store, pass
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, bindparam, insert, select, update
+from sqlalchemy import URL, Connection, Engine, bindparam, insert, make_url, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
 from assay.results.rollup import summarize
 from assay.store._bulk import bulk_insert, reserve_ids, stored_keys
-from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url
+from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url, sqlite_file
 from assay.store._engine import write_connection as _write
 from assay.store._failures import db_errors as _db_errors
 from assay.store._failures import reason as _reason
@@ -62,10 +67,35 @@ def _check_status(status: str) -> None:
 class Store:
     """One open store. Thread-safe for separate calls; use one per process."""
 
-    def __init__(self, engine: Engine, url: URL) -> None:
-        self._engine = engine
+    def __init__(self, engine: Engine | None, url: URL) -> None:
+        """``engine`` None: a SQLite file not created yet (see ``_writable``)."""
+        self._live = engine
+        self._empty: Engine | None = None
+        self._url = url
         self._password = url.password if isinstance(url.password, str) else None
         self.url = mask_url(url)  # safe to print
+
+    @property
+    def _engine(self) -> Engine:
+        """The engine to read with. Before the store's file exists, an empty in-memory
+        store stands in for it (every read finds nothing) and nothing is created; once
+        another process has created the file, it is opened."""
+        if self._live is None:
+            file = sqlite_file(self._url)
+            if file is None or file.exists():
+                self._live = _opened(self._url)
+            else:
+                if self._empty is None:
+                    self._empty = _opened(make_url("sqlite://"))
+                return self._empty
+        return self._live
+
+    def _writable(self) -> Engine:
+        """The engine to write with: the store's file and folder are created now if they
+        do not exist yet."""
+        if self._live is None:
+            self._live = _opened(self._url)
+        return self._live
 
     def _failure(self, exc: BaseException) -> StoreError:
         return StoreError(f"the store {self.url} failed: {_reason(exc, self._password)}")
@@ -96,7 +126,7 @@ class Store:
             **(holder.columns(now) if holder else RELEASED),
         )
         try:
-            with _write(self._engine) as conn, conn.begin():
+            with _write(self._writable()) as conn, conn.begin():
                 conn.execute(insert(runs), row)
         except IntegrityError:
             raise StoreError(f"a run with id {run.id!r} is already stored in {self.url}") from None
@@ -113,7 +143,7 @@ class Store:
             batch.setdefault((result.test_name, result.repeat_index), (position, result))
         if not batch:
             return
-        with _write(self._engine) as conn, conn.begin():
+        with _write(self._writable()) as conn, conn.begin():
             # Locks the run's row on PostgreSQL, so concurrent writers of one run take turns
             # (SQLite's BEGIN IMMEDIATE already serialises every writer).
             if conn.execute(_LOCK_RUN, {"run_id": run_id}).first() is None:
@@ -203,7 +233,7 @@ class Store:
             self._update_run(run_id, status=status)
 
     def _update_run(self, run_id: str, **values: Any) -> None:
-        with _write(self._engine) as conn, conn.begin():
+        with _write(self._writable()) as conn, conn.begin():
             done = conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
             if done.rowcount == 0:
                 raise RunNotFound(run_id, self.url)
@@ -222,7 +252,7 @@ class Store:
             if conn.execute(select(runs.c.id).where(runs.c.id == ref)).first() is not None:
                 return ref
             if len(ref) < MIN_PREFIX:
-                raise RunNotFound(ref, self.url)
+                raise RunNotFound(ref, self.url, too_short=MIN_PREFIX)
             pattern = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             query = select(runs.c.id).where(runs.c.id.like(pattern, escape="\\")).limit(6)
             matches: list[str] = list(conn.execute(query).scalars())
@@ -235,7 +265,8 @@ class Store:
                     Problem(
                         "options",
                         "RUN_ID",
-                        f"{ref!r} matches several runs ({shown}); give more of the id",
+                        f"{ref!r} is ambiguous: it starts the ids of several runs ({shown}); "
+                        "give more of the id",
                     )
                 ]
             )
@@ -354,10 +385,12 @@ class Store:
     def reopen(self) -> Store:
         """A new Store on the same database with connections of its own (for another
         process: connections must never cross a fork)."""
-        return open_store(self._engine.url.render_as_string(hide_password=False))
+        return open_store(self._url.render_as_string(hide_password=False))
 
     def close(self) -> None:
-        self._engine.dispose()
+        for engine in (self._live, self._empty):
+            if engine is not None:
+                engine.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -368,8 +401,31 @@ class Store:
 
 def open_store(url: str | None = None) -> Store:
     """Open the store at ``url`` (default: $ASSAY_STORE, else ``sqlite:///.assay/assay.db``)
-    and migrate its schema to the current version. Raises StoreError when it cannot."""
+    and migrate its schema to the current version; a SQLite file that does not exist yet is
+    created by the first write. Raises StoreError when it cannot."""
     parsed = resolve_url(url)
+    file = sqlite_file(parsed)
+    if file is not None and not file.exists():
+        _check_creatable(file, parsed)
+        return Store(None, parsed)
+    return Store(_opened(parsed), parsed)
+
+
+def _check_creatable(file: Path, parsed: URL) -> None:
+    """Say now, not at the first write, when the file could not be created there."""
+    existing = next((p for p in file.absolute().parents if p.exists()), None)
+    if existing is None:
+        return
+    if not existing.is_dir():
+        why = f"{str(existing)!r} is a file, not a folder"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        why = f"the folder {str(existing)!r} is not writable"
+    else:
+        return
+    raise StoreError(f"cannot open the store {mask_url(parsed)}: {why}")
+
+
+def _opened(parsed: URL) -> Engine:
     password = parsed.password if isinstance(parsed.password, str) else None
     engine: Engine | None = None
     try:
@@ -384,4 +440,4 @@ def open_store(url: str | None = None) -> Store:
             engine.dispose()
         reason = _reason(exc, password)
         raise StoreError(f"cannot open the store {mask_url(parsed)}: {reason}") from exc
-    return Store(engine, parsed)
+    return engine

@@ -15,12 +15,12 @@ values of credential headers (``assay.secrets.is_secret_name``), are registered 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from assay._env_vars import expand, missing_message
 from assay.errors import ConfigError, Problem, TargetError
 from assay.secrets import REDACTOR, is_secret_name
 
@@ -44,7 +44,6 @@ def _env() -> jinja2.Environment:
 
 _WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
-_ENV_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 
 def _problem(where: str, message: str) -> ConfigError:
@@ -149,25 +148,13 @@ def compile_value(value: Any, where: str) -> Compiled:
 
 
 def substitute_env(value: str, where: str) -> str:
-    """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment; register what was
-    substituted as a secret."""
-    if "${" not in value:
-        return value
-
-    def replace(match: re.Match[str]) -> str:
-        found = os.environ.get(match["name"])
-        if found is None:
-            if match["default"] is None:
-                raise _problem(
-                    where,
-                    f"environment variable {match['name']} is not set; set it, "
-                    f"or write ${{{match['name']}:-default}}",
-                )
-            return match["default"]
-        REDACTOR.add(found)
-        return found
-
-    return _ENV_VAR.sub(replace, value)
+    """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment (``assay._env_vars``);
+    register what was substituted as a secret."""
+    expanded = expand(value)
+    if expanded.missing:
+        raise _problem(where, missing_message(expanded.missing[0]))
+    REDACTOR.add(*expanded.values)
+    return expanded.text
 
 
 def register_header_secrets(name: str, value: str) -> None:

@@ -15,12 +15,12 @@ and a short excerpt of the body, never the request headers, and pass through ``R
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import aiohttp
 
+from assay._json import MISSING, JsonPath
 from assay.config import HttpTarget as HttpTargetConfig
 from assay.config import ResponseMapping
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
@@ -61,9 +61,6 @@ DEFAULT_BODY: dict[str, Any] = {
     "turn_id": "{{ turn_id }}",
 }
 SESSION_GONE_STATUSES = frozenset({404, 410})
-_SIMPLE_PATH = re.compile(r"^\$(?:\.[A-Za-z_][\w-]*|\[\d+\]|\['[^']*'\]|\[\"[^\"]*\"\])*$")
-_STEP = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
-_MISSING = object()
 
 
 class ClientTarget(Target):
@@ -141,49 +138,6 @@ class ClientTarget(Target):
         return TargetError(REDACTOR(str(exc)))
 
 
-class JsonPath:
-    """A JSONPath compiled once. Plain paths (``$.a.b[0]``) skip jsonpath-ng on the hot path."""
-
-    def __init__(self, expression: str, where: str) -> None:
-        self.expression = expression
-        self._steps: list[str | int] | None = None
-        self._parsed: Any = None
-        if _SIMPLE_PATH.match(expression):
-            self._steps = [
-                int(m[2]) if m[2] is not None else next(g for g in m.groups() if g is not None)
-                for m in _STEP.finditer(expression)
-            ]
-            return
-        try:
-            from jsonpath_ng.ext.parser import parse as parse_jsonpath  # only for rich paths
-
-            self._parsed = parse_jsonpath(expression)
-        except Exception as exc:  # jsonpath-ng raises bare Exceptions for syntax errors
-            raise ConfigError(
-                [Problem("suite", where, f"invalid JSONPath {expression!r}: {exc}")]
-            ) from None
-
-    def find(self, document: Any) -> Any:
-        """The value at the path; a list when it matches several; ``_MISSING`` when none."""
-        if self._steps is not None:
-            node = document
-            for step in self._steps:
-                node = _child(node, step)
-                if node is _MISSING:
-                    return _MISSING
-            return node
-        matches = [m.value for m in self._parsed.find(document)]
-        if not matches:
-            return _MISSING
-        return matches[0] if len(matches) == 1 else matches
-
-
-def _child(node: Any, step: str | int) -> Any:
-    if isinstance(step, str):
-        return node.get(step, _MISSING) if isinstance(node, dict) else _MISSING
-    return node[step] if isinstance(node, list) and step < len(node) else _MISSING
-
-
 def _as_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
@@ -194,11 +148,17 @@ class ReplyMapping:
     """``ResponseMapping`` compiled: picks text, tools, usage and session id from a reply."""
 
     def __init__(self, mapping: ResponseMapping, where: str) -> None:
+        def compiled(name: str, expression: str) -> JsonPath:
+            try:
+                return JsonPath(expression)
+            except ValueError as exc:
+                raise ConfigError([Problem("suite", f"{where}.{name}", str(exc))]) from None
+
         def path(name: str) -> JsonPath | None:
             expression = getattr(mapping, name)
-            return JsonPath(expression, f"{where}.{name}") if expression else None
+            return compiled(name, expression) if expression else None
 
-        self.text = JsonPath(mapping.text, f"{where}.text")
+        self.text = compiled("text", mapping.text)
         self.tools = path("tool_invocations")
         self.usage = path("token_usage")
         self.session_id = path("session_id")
@@ -207,7 +167,7 @@ class ReplyMapping:
         if isinstance(document, str):  # a bare JSON string is the text
             return Reply(text=document), None
         text = self.text.find(document)
-        if text is _MISSING:
+        if text is MISSING:
             keys = ", ".join(list(document)[:10]) if isinstance(document, dict) else ""
             raise TargetError(
                 REDACTOR(
@@ -216,14 +176,14 @@ class ReplyMapping:
                     + "set target.http.response.text to the JSONPath of the answer"
                 )
             )
-        tools = self.tools.find(document) if self.tools else _MISSING
-        usage = self.usage.find(document) if self.usage else _MISSING
+        tools = self.tools.find(document) if self.tools else MISSING
+        usage = self.usage.find(document) if self.usage else MISSING
         try:
-            calls = normalise_tools(None if tools is _MISSING else tools)
+            calls = normalise_tools(None if tools is MISSING else tools)
         except TargetError as exc:
             raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         reply = Reply(text=_as_text(text), tool_invocations=calls, token_usage=token_usage(usage))
-        new_id = self.session_id.find(document) if self.session_id else _MISSING
+        new_id = self.session_id.find(document) if self.session_id else MISSING
         if isinstance(new_id, str | int) and not isinstance(new_id, bool) and str(new_id):
             return reply, str(new_id)
         return reply, None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.queries import RunRow
-from assay.web.app import Dashboard
+from assay.web._state import Dashboard
 from assay.web.schemas import Comparison, MetricDelta, RunChange
 
 ORDER = {"regression": 0, "improvement": 1, "new": 2, "removed": 3, "": 4}

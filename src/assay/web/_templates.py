@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.responses import HTMLResponse
 
-from assay.models.pricing import cost_usd
+from assay.pricing import cost_usd
 from assay.reporters.view import (
     STATUS_LABELS,
     display_name,

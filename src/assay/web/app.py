@@ -4,10 +4,8 @@ itself, nothing from the network."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from importlib.resources import files
 
 from fastapi import FastAPI, Request
@@ -18,47 +16,14 @@ from starlette.exceptions import HTTPException
 from assay.errors import AssayError, ConfigError
 from assay.secrets import REDACTOR
 from assay.store import RunNotFound, Store, open_store
-from assay.store.queries import Facets, Queries
+from assay.store.queries import Queries
 from assay.version import __version__
 from assay.web._auth import Guard
 from assay.web._runs import Runs
+from assay.web._state import Dashboard
 from assay.web._templates import page
 from assay.web._uploads import Uploads
 from assay.web.settings import Settings
-
-FACETS_KEPT = 32  # finished runs whose filter values are remembered
-
-
-@dataclass
-class Dashboard:
-    """Everything the routes share: one per application."""
-
-    settings: Settings
-    store: Store
-    queries: Queries
-    uploads: Uploads
-    runs: Runs
-    facets: dict[str, Facets] = field(default_factory=dict)
-    facets_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def run_facets(self, run_id: str, finished: bool) -> Facets:
-        """The run's filter values; remembered once the run can no longer change."""
-        with self.facets_lock:
-            cached = self.facets.get(run_id)
-        if cached is not None:
-            return cached
-        found = self.queries.facets(run_id)
-        if finished:
-            with self.facets_lock:
-                if len(self.facets) >= FACETS_KEPT:
-                    self.facets.pop(next(iter(self.facets)))
-                self.facets[run_id] = found
-        return found
-
-
-def dashboard(request: Request) -> Dashboard:
-    state: Dashboard = request.app.state.dashboard
-    return state
 
 
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:

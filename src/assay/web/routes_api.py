@@ -13,8 +13,8 @@ from assay.store.queries import ResultFilter, RunRow
 from assay.web._check import check_dataset
 from assay.web._compare import compare
 from assay.web._runs import Job, RunSpec
+from assay.web._state import Dashboard, dashboard
 from assay.web._uploads import Upload, UploadError
-from assay.web.app import Dashboard, dashboard
 from assay.web.routes_datasets import receive_upload
 from assay.web.routes_new import event_stream, get_job, start_job
 from assay.web.routes_runs import result_filter

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
 from assay.web._compare import compare
+from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
-from assay.web.app import Dashboard, dashboard
 
 router = APIRouter(include_in_schema=False)
 State = Annotated[Dashboard, Depends(dashboard)]

@@ -11,9 +11,9 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
 from assay.web._check import check_dataset
+from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
 from assay.web._uploads import Upload, UploadError, too_large
-from assay.web.app import Dashboard, dashboard
 
 router = APIRouter(include_in_schema=False)
 State = Annotated[Dashboard, Depends(dashboard)]

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Form
 from fastapi.responses import RedirectResponse, Response
 
 from assay.web._auth import COOKIE, safe_next, session_value, token_matches
+from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
-from assay.web.app import Dashboard, dashboard
 
 router = APIRouter(include_in_schema=False)
 

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from assay.errors import ConfigError
 from assay.web._newrun import offered_metrics, plan_new_run, suite_files
 from assay.web._runs import FINAL, Job
+from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
-from assay.web.app import Dashboard, dashboard
 from assay.web.schemas import NewRun
 
 router = APIRouter(include_in_schema=False)

@@ -12,8 +12,8 @@ from assay.results.trace import GoalTrace
 from assay.store.queries import ResultFilter
 from assay.web._chart import build_chart
 from assay.web._runs import RunSpec
+from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
-from assay.web.app import Dashboard, dashboard
 
 router = APIRouter(include_in_schema=False)
 HISTORY = 30  # runs in the chart

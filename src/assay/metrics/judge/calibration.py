@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from assay.datasets.columns import LABELLED_ALIASES
 from assay.datasets.readers import Table, fail, open_table
 from assay.errors import DatasetError, Problem
 from assay.metrics.base import Metric, MetricContext
@@ -27,12 +28,8 @@ if TYPE_CHECKING:
 
 LabelKind = Literal["binary", "numeric"]
 
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "question": ("question", "query", "input", "prompt"),
-    "response": ("response", "output", "actual_output", "agent_response"),
-    "reference": ("reference", "ground_truth", "answer", "expected", "expected_answer"),
-    "context": ("context",),
-    "label": ("label", "human_label", "human_score", "verdict"),
+COLUMNS = {
+    role: tuple(name.casefold() for name in names) for role, names in LABELLED_ALIASES.items()
 }
 REQUIRED = ("question", "response", "label")
 _TRUE = {"pass", "passed", "true", "yes", "y", "1", "1.0"}

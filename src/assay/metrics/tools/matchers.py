@@ -1,21 +1,26 @@
 """Argument matchers for expected tool calls.
 
-A matcher is written in YAML (or a dataset cell) as a literal, or as a one-key mapping naming
-its kind: ``{fuzzy: "5,120"}``, ``{regex: "4480(\\.0+)?"}``. ``parse_matcher`` compiles one
+A matcher is written in YAML as a literal, or as a one-key mapping naming its kind:
+``{fuzzy: "5,120"}``, ``{regex: "4480(\\.0+)?"}``, ``{literal: {fuzzy: 1}}`` (a mapping
+compared as it is). The semantics of literal, fuzzy and regex follow the multi-turn
+contract's matcher table (HoloDeck's ``tool-arg-matchers.md``). ``parse_matcher`` compiles one
 at load time and raises ``MatcherError`` with the sub-path of the bad part.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from assay.metrics._numbers import read_number
+
+# how far apart two numbers may be and still be equal for ``fuzzy``: float rounding only
+# (14.14% is 0.14140000000000003), never a distance (206588.0001 is not 206588)
 FLOAT_TOLERANCE = 1e-9
-_DROPPED_CHARS = str.maketrans("", "", ",_\u202f")
 
 
 class MatcherError(ValueError):
@@ -65,29 +70,20 @@ def literal_equal(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
-def fuzzy_normalize(value: Any) -> str:
-    """Trim, lowercase, drop ``,`` ``_`` and narrow no-break spaces, collapse whitespace."""
-    return " ".join(str(value).strip().lower().translate(_DROPPED_CHARS).split())
-
-
-def fuzzy_number(text: str) -> float | None:
-    """A normalised string as a number; a trailing ``%`` means /100."""
-    percent = text.endswith("%")
-    core = text[:-1].rstrip() if percent else text
-    try:
-        number = float(core)
-    except ValueError:
-        return None
-    if not math.isfinite(number):
-        return None
-    return number / 100 if percent else number
+def fuzzy_text(value: Any) -> str:
+    """``str(value)`` trimmed, casefolded, with runs of whitespace as one space."""
+    return " ".join(str(value).casefold().split())
 
 
 def fuzzy_equal(expected: Any, actual: Any) -> bool:
-    left, right = fuzzy_normalize(expected), fuzzy_normalize(actual)
-    a, b = fuzzy_number(left), fuzzy_number(right)
+    """The multi-turn contract's fuzzy match: when both sides read as numbers (separators,
+    a percentage, ``str(actual)`` of a float), the numbers are equal, with no distance
+    tolerance; else the texts are equal, ignoring case and surrounding or repeated
+    whitespace. ``None`` reads as ``"none"``."""
+    left, right = fuzzy_text(expected), fuzzy_text(actual)
+    a, b = read_number(left), read_number(right)
     if a is not None and b is not None:
-        return math.isclose(a, b, rel_tol=FLOAT_TOLERANCE, abs_tol=FLOAT_TOLERANCE)
+        return abs(a.value - b.value) <= FLOAT_TOLERANCE
     return left == right
 
 
@@ -133,6 +129,10 @@ class RegexMatcher:
         return {"regex": self.pattern.pattern}
 
 
+def _literal(spec: dict[str, Any]) -> Matcher:
+    return LiteralMatcher(spec["literal"])
+
+
 def _fuzzy(spec: dict[str, Any]) -> Matcher:
     value = spec["fuzzy"]
     if not isinstance(value, str | int | float) or isinstance(value, bool):
@@ -154,6 +154,7 @@ MatcherFactory = Callable[[dict[str, Any]], Matcher]
 
 # kind -> (factory, the keys it accepts besides its own)
 MATCHER_KINDS: dict[str, tuple[MatcherFactory, frozenset[str]]] = {
+    "literal": (_literal, frozenset()),
     "fuzzy": (_fuzzy, frozenset()),
     "regex": (_regex, frozenset()),
 }
@@ -164,7 +165,8 @@ def register_matcher(kind: str, factory: MatcherFactory, extra_keys: frozenset[s
 
 
 def parse_matcher(raw: Any) -> Matcher:
-    """Compile a matcher spec; a mapping not naming a matcher kind is a literal."""
+    """Compile a matcher spec; a mapping not naming a matcher kind is a literal, unless one
+    of its keys looks like a misspelt kind (``{fuzy: x}``), which is refused."""
     if isinstance(raw, dict):
         kinds = [k for k in raw if k in MATCHER_KINDS]
         if len(kinds) > 1:
@@ -178,4 +180,19 @@ def parse_matcher(raw: Any) -> Matcher:
                     unknown[0], f"unknown option for {kinds[0]} (allowed: {allowed})"
                 )
             return factory(raw)
+        _refuse_misspelt_kind(raw)
     return LiteralMatcher(raw)
+
+
+def _refuse_misspelt_kind(raw: dict[Any, Any]) -> None:
+    """A mapping shaped like a matcher whose kind is misspelt would otherwise be compared
+    as a literal mapping, and fail every call for a reason the user cannot see."""
+    for key in raw:
+        spelt = str(key).casefold().replace("-", "_")
+        hint = difflib.get_close_matches(spelt, MATCHER_KINDS, n=1, cutoff=0.75)
+        if hint and set(raw) - {key} <= MATCHER_KINDS[hint[0]][1]:
+            raise MatcherError(
+                str(key),
+                f"unknown matcher {str(key)!r}; did you mean {hint[0]!r}? (to compare with "
+                f"this mapping as it is, write {{literal: ...}} around it)",
+            )

@@ -114,6 +114,9 @@ class TrajectoryExactMatch(_TrajectoryMetric):
         for i in range(min(len(t.expected), len(t.calls))):
             if not t.match(i, i):
                 expected, got = t.expected[i].name, t.calls[i].name
+                if expected in got:  # the right tool, called with other arguments
+                    _, why = check_tool(t.expected[i], [t.calls[i]])
+                    return 0.0, f"call {i} ({got!r}): {why}", {}
                 return 0.0, f"call {i}: expected {expected!r}, got {got!r}", {}
         if len(t.expected) != len(t.calls):
             return 0.0, f"expected {len(t.expected)} calls, got {len(t.calls)}", {}

@@ -13,17 +13,15 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assay.metrics._numbers import number_value
 from assay.metrics.tools._alignment import max_matching
 from assay.metrics.tools.matchers import (
     Matcher,
     MatcherError,
-    fuzzy_normalize,
-    fuzzy_number,
     parse_matcher,
     register_matcher,
     show,
@@ -31,17 +29,6 @@ from assay.metrics.tools.matchers import (
 
 DEFAULT_REL = 1e-6
 DEFAULT_ABS = 1e-12
-
-
-def as_number(value: Any) -> float | None:
-    """A finite number, or a string that reads as one (``"5,120"``, ``"14%"``)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        return fuzzy_number(fuzzy_normalize(value))
-    return None
 
 
 @dataclass(frozen=True)
@@ -52,7 +39,7 @@ class ApproxMatcher:
     written: Mapping[str, Any]
 
     def matches(self, value: Any) -> bool:
-        actual = as_number(value)
+        actual = number_value(value)
         if actual is None:
             return False
         diff = abs(actual - self.expected)
@@ -75,14 +62,14 @@ def _tolerance(spec: Mapping[str, Any], key: str) -> float | None:
     value = spec.get(key)
     if value is None:
         return None
-    number = as_number(value) if not isinstance(value, str) else None
+    number = number_value(value) if not isinstance(value, str) else None
     if number is None or number < 0:
         raise MatcherError(key, f"expected a number >= 0, got {show(value)}")
     return number
 
 
 def _approx(spec: dict[str, Any]) -> Matcher:
-    expected = as_number(spec["approx"])
+    expected = number_value(spec["approx"])
     if expected is None:
         raise MatcherError("approx", f"expected a number, got {show(spec['approx'])}")
     rel, tol = _tolerance(spec, "rel"), _tolerance(spec, "abs")

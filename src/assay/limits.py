@@ -2,7 +2,8 @@
 instead of a traceback, a hang or a crash further on.
 
 - Values nested more than ``MAX_NESTING`` levels deep (JSON in a dataset, the YAML of a
-  suite): no test needs them, and code that walks them recursively would fail.
+  suite): no test needs them, and code that walks them recursively would fail. JSON text is
+  read within these limits by ``assay._json.load_bounded``.
 - Integers with more digits than Python turns into text (``sys.get_int_max_str_digits()``,
   4,300 by default): quote them to keep them as text.
 - Control characters (U+0000–U+001F, U+007F–U+009F) and lone surrogates (``"\\ud800"`` in
@@ -15,10 +16,8 @@ instead of a traceback, a hang or a crash further on.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
-from typing import Any
 
 MAX_NESTING = 100
 
@@ -61,37 +60,3 @@ def too_many_digits() -> str:
 
 def too_deep() -> str:
     return f"nested more than {MAX_NESTING} levels deep: flatten it"
-
-
-def load_json(text: str) -> Any:
-    """``json.loads`` within the limits: raises ``json.JSONDecodeError`` for text that is not
-    JSON and ``ValueLimitError`` for JSON past a limit."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        raise
-    except RecursionError:
-        raise ValueLimitError(too_deep()) from None
-    except ValueError:  # the only other one: an integer longer than Python converts
-        raise ValueLimitError(too_many_digits()) from None
-    if nesting(value) > MAX_NESTING:
-        raise ValueLimitError(too_deep())
-    return value
-
-
-def nesting(value: Any) -> int:
-    """How many arrays and objects deep ``value`` goes (a scalar is 0); counting stops just
-    past ``MAX_NESTING``. Iterative, so any depth is safe to measure."""
-    depth = 0
-    level = [value]
-    while level and depth <= MAX_NESTING:
-        containers = [v for v in level if isinstance(v, dict | list)]
-        if not containers:
-            break
-        depth += 1
-        level = [
-            item
-            for container in containers
-            for item in (container.values() if isinstance(container, dict) else container)
-        ]
-    return depth

@@ -1,0 +1,57 @@
+"""``${VAR}`` and ``${VAR:-default}``: values from the environment, as a shell reads them.
+
+The one home of the rule, used by the suite loader (every string of a suite) and the http
+target (header values of a target built in code):
+
+- ``${VAR}`` is VAR's value; an empty value stays empty; an unset VAR is a problem.
+- ``${VAR:-default}`` is VAR's value when VAR is set and not empty, else ``default`` (the
+  shell's ``:-``: an empty VAR takes the default too).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# the text of one reference, for patterns elsewhere (the suite schema, secret detection)
+REFERENCE = r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}"
+_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+
+
+@dataclass
+class Expansion:
+    """A string with its references replaced; ``missing`` names the unset variables that
+    had no default, ``values`` holds what came from the environment (secrets)."""
+
+    text: str
+    missing: list[str] = field(default_factory=list)
+    values: set[str] = field(default_factory=set)
+
+
+def expand(text: str, environ: Mapping[str, str] | None = None) -> Expansion:
+    """Replace every ``${VAR}`` and ``${VAR:-default}`` in ``text``."""
+    env = os.environ if environ is None else environ
+    result = Expansion(text)
+    if "${" not in text:
+        return result
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match["name"], match["default"]
+        value = env.get(name)
+        if default is not None and not value:  # unset or empty, as the shell's :- reads it
+            return default
+        if value is None:
+            result.missing.append(name)
+            return ""
+        if value:
+            result.values.add(value)
+        return value
+
+    result.text = _REFERENCE.sub(replace, text)
+    return result
+
+
+def missing_message(name: str) -> str:
+    return f"environment variable {name} is not set; export it, or write ${{{name}:-default}}"

@@ -1,0 +1,62 @@
+"""``${VAR}`` and ``${VAR:-default}``: one rule for the suite loader and the http target.
+The target used to send ``''`` for an empty VAR where the loader took the default."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay._env_vars import expand
+from assay.cases import parse_suite
+from assay.config import HttpTarget as HttpConfig
+from assay.targets.base import TurnRequest
+from assay.targets.http import HttpTarget
+from tests.targets.agent_server import FAST_RETRY, AgentServer
+
+# (environment, text, what both read it as); None: the variable is unset
+CASES = [
+    ({"V": "x"}, "${V:-d}", "x"),
+    ({"V": ""}, "${V:-d}", "d"),  # empty takes the default, as the shell's :- does
+    ({}, "${V:-d}", "d"),
+    ({"V": ""}, "${V}", ""),  # no default: empty stays empty
+    ({"V": "x"}, "a-${V}-${W:-w}", "a-x-w"),
+    ({}, "${V:-}", ""),
+]
+
+
+@pytest.mark.parametrize(("env", "text", "value"), CASES)
+def test_the_rule(env: dict[str, str], text: str, value: str) -> None:
+    assert expand(text, env).text == value
+
+
+@pytest.mark.parametrize(("env", "text", "value"), CASES)
+async def test_the_loader_and_the_http_target_read_it_alike(
+    env: dict[str, str], text: str, value: str, server: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("V", "W"):
+        monkeypatch.delenv(name, raising=False)
+    for name, found in env.items():
+        monkeypatch.setenv(name, found)
+    loaded = parse_suite(
+        {"name": "s", "target": {"http": {"url": server.chat_url, "headers": {"X-V": text}}}},
+        "suite.yaml",
+    )
+    assert loaded.suite.target is not None and loaded.suite.target.http is not None
+    assert loaded.suite.target.http.headers["X-V"] == value
+    # a target built in code, with the placeholder itself: the header it sends
+    target = HttpTarget(
+        HttpConfig.model_validate({"url": server.chat_url, "headers": {"X-V": text}}), FAST_RETRY
+    )
+    await target.start()
+    try:
+        await target.session("s").send(
+            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
+        )
+    finally:
+        await target.aclose()
+    (seen,) = [r for r in server.requests if r.method == "POST"]
+    assert seen.headers.get("X-V") == value
+
+
+def test_an_unset_variable_without_default_is_named() -> None:
+    found = expand("${ASSAY_TEST_SURELY_UNSET}", {})
+    assert (found.text, found.missing) == ("", ["ASSAY_TEST_SURELY_UNSET"])
