@@ -50,6 +50,8 @@ class Imported:
     def checked(self) -> Imported:
         """This suite with every test assay refuses dropped (and reported), so it loads."""
         for _ in range(len(self.tests) + 2):
+            if not self.tests:  # nothing left to load: the caller says so
+                return self
             try:
                 parse_suite(self.suite, self.source)
                 return self
