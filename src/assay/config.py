@@ -104,7 +104,25 @@ ToolName = Annotated[
 ToolImplementation = Annotated[
     str,
     AfterValidator(_tool_implementation),
-    WithJsonSchema({"type": "string", "pattern": TOOL_IMPLEMENTATION}),
+    WithJsonSchema(
+        {"type": "string", "pattern": TOOL_IMPLEMENTATION, "not": {"pattern": r"\.py(:|$)"}}
+    ),
+]
+# a JSON Schema (checked against the dialect's own) of an object: a tool's arguments
+ToolParameters = Annotated[
+    dict[str, Any],
+    WithJsonSchema(
+        {
+            "allOf": [
+                {"$ref": "https://json-schema.org/draft/2020-12/schema"},
+                {
+                    "type": "object",
+                    "properties": {"type": {"const": "object"}},
+                    "required": ["type"],
+                },
+            ]
+        }
+    ),
 ]
 
 
@@ -140,7 +158,12 @@ class OpenAITool(_Strict):
                     "not": {"anyOf": [{"required": [k]} for k in _CANNED]},
                 },
                 {
-                    "not": {"required": ["implementation"]},
+                    "not": {
+                        "anyOf": [
+                            {"required": ["implementation"]},
+                            {"required": ["result", "error"]},
+                        ]
+                    },
                     "anyOf": [{"required": [k]} for k in _CANNED],
                 },
             ]
@@ -149,7 +172,7 @@ class OpenAITool(_Strict):
 
     name: ToolName
     description: str | None = None
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: ToolParameters = Field(default_factory=lambda: {"type": "object", "properties": {}})
     # a module next to the suite with a function of the tool's name, or module:function
     implementation: ToolImplementation | None = None
     result: Any = None  # canned: what every call gets (unless a case matches)

@@ -10,14 +10,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
+from assay.cases import parse_suite
 from assay.cases.models import TestCase, Turn
 from assay.config import OpenAITarget as OpenAIConfig
 from assay.config import TargetConfig
 from assay.errors import ConfigError, TargetError
 from assay.net import RetryPolicy
 from assay.results.models import TokenUsage
+from assay.results.schema import json_schema
 from assay.runner.conversation import CaseSettings, run_case
 from assay.targets.base import Reply, TurnRequest
 from assay.targets.factory import make_target
@@ -400,3 +403,66 @@ def test_an_implementation_that_cannot_be_imported_is_a_config_error_with_its_pa
             "target.openai.tools[1].implementation",
         )
         assert message in problem.message
+
+
+BAD_TOOLS = [
+    ({"name": "get weather", "result": 1}, "tools[0].name", "1 to 64 letters, digits, _ or -"),
+    ({"name": "a"}, "tools[0]", "give implementation: (a module next to the suite) or a canned"),
+    (
+        {"name": "a", "implementation": "my_tools", "result": 1},
+        "tools[0]",
+        "give either implementation: or canned result:, not both",
+    ),
+    ({"name": "a", "result": 1, "error": "e"}, "tools[0]", "give result: or error:, not both"),
+    (
+        {"name": "a", "implementation": "my_tools.py"},
+        "tools[0].implementation",
+        "write the module's name, 'my_tools', not its file name",
+    ),
+    (
+        {"name": "a", "result": 1, "parameters": {"type": "array"}},
+        "tools[0].parameters",
+        "a tool's arguments are an object: give the schema type: object",
+    ),
+    (
+        {"name": "a", "result": 1, "parameters": {"type": "object", "properties": 5}},
+        "tools[0].parameters",
+        "not a valid JSON Schema",
+    ),
+    (
+        {"name": "a", "cases": [{"args": {"x": 1}}]},
+        "tools[0].cases[0]",
+        "give a case exactly one of result: or error:",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "path", "message"), BAD_TOOLS, ids=[m for *_, m in BAD_TOOLS])
+def test_tool_declarations_are_checked_when_the_suite_loads(
+    tool: dict[str, Any], path: str, message: str
+) -> None:
+    suite = {
+        "name": "s",
+        "target": {"openai": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "tools": [tool]}},
+        "tests": [{"name": "t", "input": "q"}],
+    }
+    with pytest.raises(ConfigError) as info:
+        parse_suite(suite, "suite.yaml")
+    [problem] = info.value.problems
+    assert problem.path == f"target.openai.{path}"
+    assert message in problem.message
+    assert not jsonschema.Draft202012Validator(json_schema("suite")).is_valid(suite)
+
+
+def test_two_tools_of_one_name_are_refused() -> None:
+    tools = [{"name": "a", "result": 1}, {"name": "a", "error": "e"}]
+    suite = {
+        "name": "s",
+        "target": {"openai": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "tools": tools}},
+        "tests": [{"name": "t", "input": "q"}],
+    }
+    with pytest.raises(ConfigError) as info:
+        parse_suite(suite, "suite.yaml")
+    assert str(info.value) == (
+        "suite.yaml: target.openai: two tools are named 'a'; tool names must be unique"
+    )
