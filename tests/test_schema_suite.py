@@ -22,8 +22,20 @@ from tests.test_docs import suite_blocks
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*/suite.yaml"))
-# mappings whose keys are the user's (argument names, headers, a JSON Schema...), not fields
-FREE_FORM = {"args", "body", "headers", "vars", "prices", "schema", "context", "response"}
+# mappings whose keys are the user's (argument names, headers, a JSON Schema, a tool's
+# parameters or canned result...), not fields
+FREE_FORM = {
+    "args",
+    "body",
+    "headers",
+    "vars",
+    "prices",
+    "schema",
+    "context",
+    "response",
+    "parameters",
+    "result",
+}
 
 Suite = dict[str, Any]
 

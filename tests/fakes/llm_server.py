@@ -1,11 +1,18 @@
 """A scripted model server on 127.0.0.1 that speaks the real wire formats:
 
 - OpenAI-compatible ``POST /v1/chat/completions`` (plain JSON, or SSE with ``"stream": true``)
+- Azure OpenAI's ``POST /openai/deployments/{deployment}/chat/completions?api-version=...``
+  (``azure_base_url``): without ``api-version`` it answers 404 ``Resource not found``, as
+  Azure does
 - Anthropic ``POST /v1/messages``
 
 Tests queue what each call should get back (``script``), or install a ``responder`` that
-computes a reply from the request; every request body and header set is recorded, so a test
-can count calls (cache hits make none) and check that secrets were sent only where due.
+computes a reply from the request; every request's body, headers, path and query are
+recorded, so a test can count calls (cache hits make none), check that secrets were sent only
+where due, and read the history a stateless client replayed. A ``Completion`` can carry
+tool calls (``ToolCall``: arguments as an object, or as raw text that need not be JSON; an
+``id`` of its own, a fresh one by default, or none) and cached prompt tokens, reported in
+each API's own fields.
 
 Scripted faults: ``Fault(status=429, retry_after=1)``, ``Fault(status=500)``,
 ``Fault(delay_s=5)`` (a timeout), ``Fault(raw="not json")`` (malformed body),
@@ -27,6 +34,7 @@ so tests of limits count at the server without depending on how fast requests ar
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import threading
 import time
@@ -53,20 +61,26 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+_CALL_IDS = itertools.count(1)
+
+
 @dataclass
 class ToolCall:
     name: str
-    arguments: dict[str, Any]
+    arguments: dict[str, Any] | str  # text is sent as is (it need not be JSON)
+    id: str | None = None  # None: a fresh call_N; "": no id at all (as some servers send)
 
 
 @dataclass
 class Completion:
-    """One scripted model reply: text and/or tool calls, with usage."""
+    """One scripted model reply: text and/or tool calls, with usage. ``cached_tokens`` of
+    the prompt tokens were read from the provider's cache."""
 
     text: str | None = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    cached_tokens: int = 0
 
 
 Scripted = Completion | Fault | str
@@ -90,11 +104,16 @@ LLAMA_CPP_PYTHON_REJECTION = {
 Responder = Callable[[str, dict[str, Any]], Scripted]  # (api, request body) -> reply
 
 
+AZURE_NOT_FOUND = {"error": {"code": "404", "message": "Resource not found"}}
+
+
 @dataclass
 class Recorded:
     api: str  # "openai" | "anthropic"
     body: dict[str, Any]
     headers: dict[str, str]
+    path: str = ""
+    query: dict[str, str] = field(default_factory=dict)
 
 
 class ScriptedLLM:
@@ -111,6 +130,11 @@ class ScriptedLLM:
     def base_url(self) -> str:
         """For OpenAI-compatible clients: ``{url}/v1``."""
         return f"{self.url}/v1"
+
+    def azure_base_url(self, deployment: str, api_version: str | None) -> str:
+        """An Azure OpenAI deployment's base URL, with ``?api-version=`` when given."""
+        query = f"?api-version={api_version}" if api_version else ""
+        return f"{self.url}/openai/deployments/{deployment}{query}"
 
     def queue(self, *replies: Scripted) -> None:
         with self._lock:
@@ -132,7 +156,11 @@ class ScriptedLLM:
             body = await request.json()
         except json.JSONDecodeError:
             return web.json_response({"error": {"message": "invalid JSON"}}, status=400)
-        self.requests.append(Recorded(api, body, dict(request.headers)))
+        self.requests.append(
+            Recorded(api, body, dict(request.headers), request.path, dict(request.query))
+        )
+        if request.path.startswith("/openai/") and "api-version" not in request.query:
+            return web.json_response(AZURE_NOT_FOUND, status=404)
         response_format = body.get("response_format") if api == "openai" else None
         kind = response_format.get("type") if isinstance(response_format, dict) else None
         if self.structured == "llama-cpp-python" and kind not in (None, "text", "json_object"):
@@ -187,21 +215,20 @@ def _unconstrained(reply: Scripted) -> Scripted:
         return reply
     wrapped = f"Sure! Here is my answer:\n```json\n{text}\n```\nLet me know if you need more."
     if isinstance(reply, Completion):
-        return Completion(wrapped, reply.tool_calls, reply.prompt_tokens, reply.completion_tokens)
+        return Completion(
+            wrapped,
+            reply.tool_calls,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.cached_tokens,
+        )
     return wrapped
 
 
 def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.tool_calls:
-        message["tool_calls"] = [
-            {
-                "id": f"call_{i}",
-                "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-            }
-            for i, c in enumerate(reply.tool_calls)
-        ]
+        message["tool_calls"] = [_openai_tool_call(c) for c in reply.tool_calls]
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -214,12 +241,31 @@ def _openai_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
                 "finish_reason": "tool_calls" if reply.tool_calls else "stop",
             }
         ],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "usage": _openai_usage(reply),
     }
+
+
+def _openai_tool_call(call: ToolCall) -> dict[str, Any]:
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+    out: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    }
+    call_id = f"call_{next(_CALL_IDS)}" if call.id is None else call.id
+    return {"id": call_id, **out} if call_id else out
+
+
+def _openai_usage(reply: Completion) -> dict[str, Any]:
+    """OpenAI's usage: cached tokens are part of ``prompt_tokens``, counted again in
+    ``prompt_tokens_details``."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+    }
+    if reply.cached_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens, "audio_tokens": 0}
+    return usage
 
 
 async def _openai_stream(
@@ -246,11 +292,7 @@ async def _openai_stream(
         "id": "chatcmpl-scripted",
         "object": "chat.completion.chunk",
         "choices": [],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "usage": _openai_usage(reply),
     }
     await resp.write(f"data: {json.dumps(final)}\n\n".encode())
     await resp.write(b"data: [DONE]\n\n")
@@ -266,6 +308,13 @@ def _anthropic_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
         content.append(
             {"type": "tool_use", "id": f"toolu_{i}", "name": call.name, "input": call.arguments}
         )
+    # Anthropic's input_tokens leaves out the tokens read from the cache
+    usage = {
+        "input_tokens": reply.prompt_tokens - reply.cached_tokens,
+        "output_tokens": reply.completion_tokens,
+    }
+    if reply.cached_tokens:
+        usage |= {"cache_read_input_tokens": reply.cached_tokens, "cache_creation_input_tokens": 0}
     return {
         "id": "msg_scripted",
         "type": "message",
@@ -273,7 +322,7 @@ def _anthropic_body(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model", "scripted"),
         "content": content,
         "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
-        "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
+        "usage": usage,
     }
 
 
@@ -290,6 +339,7 @@ def scripted_llm() -> Iterator[ScriptedLLM]:
         return await server._handle(request, "anthropic")
 
     app.router.add_post("/v1/chat/completions", openai)
+    app.router.add_post("/openai/deployments/{deployment}/chat/completions", openai)
     app.router.add_post("/v1/messages", anthropic)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app)

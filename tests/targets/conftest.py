@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from assay.net import reset_limiters
+from tests.cli.conftest import assay_cli  # noqa: F401 (the CLI fixture, for the CLI tests here)
 from tests.targets.agent_server import AgentServer, agent_server
 
 

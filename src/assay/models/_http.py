@@ -28,6 +28,7 @@ from assay.net import (
     is_retryable_status,
     send_request,
 )
+from assay.net.reply_fields import json_kind
 from assay.secrets import REDACTOR
 
 log = logging.getLogger("assay.models")
@@ -118,7 +119,6 @@ async def post_json(
 async def _read_json(body: ReplyBody, sent: float) -> dict[str, Any]:
     data = decode_json(await body.read(), str(body.url))
     if not isinstance(data, dict):
-        kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(data), "a number")
-        kind = "null" if data is None else kind
+        kind = json_kind(data)
         raise RequestFailed(f"the reply from {body.url} is {kind}, not a JSON object", "reply")
     return data

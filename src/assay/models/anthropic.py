@@ -11,17 +11,11 @@ import json
 from typing import Any, ClassVar
 
 from assay.config import DEFAULT_MODEL_MAX_TOKENS
-from assay.models._reply import (
-    CUT_OFF,
-    expect_list,
-    expect_object,
-    model_name,
-    optional_text,
-    token_count,
-)
+from assay.models._reply import CUT_OFF
 from assay.models._structured import Mode
 from assay.models.base import ChatModel, Prompt, RawReply, Request
-from assay.results.models import TokenUsage
+from assay.net.reply_fields import expect_list, expect_object, model_name, optional_text
+from assay.net.usage import read_usage
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -69,7 +63,7 @@ class AnthropicChatModel(ChatModel):
         return Request(self.url, headers, body)
 
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
-        usage = _usage(expect_object(data.get("usage"), "usage", optional=True))
+        usage = read_usage(expect_object(data.get("usage"), "usage", optional=True))
         content = expect_list(data.get("content"), "content", optional=True)
         blocks = [expect_object(b, f"content[{i}]") for i, b in enumerate(content)]
         text = "".join(
@@ -93,18 +87,3 @@ class AnthropicChatModel(ChatModel):
         elif data.get("stop_reason") == "refusal":
             problem = "the model refused to answer"
         return RawReply(text, usage, model_name(data), structured=structured, problem=problem)
-
-
-def _usage(raw: dict[str, Any]) -> TokenUsage:
-    fresh = token_count(raw, "input_tokens")
-    created = token_count(raw, "cache_creation_input_tokens")
-    read = token_count(raw, "cache_read_input_tokens")
-    output = token_count(raw, "output_tokens")
-    prompt = fresh + created + read
-    return TokenUsage(
-        prompt_tokens=prompt,
-        completion_tokens=output,
-        total_tokens=prompt + output,
-        cache_creation_tokens=created,
-        cache_read_tokens=read,
-    )

@@ -23,7 +23,6 @@ from assay._json import schema_problem
 from assay.config import ModelConfig
 from assay.errors import JudgeError
 from assay.models._http import ModelCallFailed, post_json
-from assay.models._reply import MalformedReply
 from assay.models._structured import (
     MODES,
     Mode,
@@ -45,6 +44,7 @@ from assay.net import (
     open_client_session,
     reply_limit_bytes,
 )
+from assay.net.reply_fields import MalformedReply
 from assay.pricing import cost_usd
 from assay.results.models import TokenUsage
 from assay.secrets import REDACTOR, url_secrets

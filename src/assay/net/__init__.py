@@ -12,6 +12,13 @@
   ``RequestFailed``, ``decode_json``.
 - ``sse``: ``sse_data`` (the data payloads of a server-sent event stream) and
   ``collect_stream`` (a stream folded into one reply, with time to first token).
+
+Imported by their module path (the wire formats of the model APIs):
+
+- ``openai_wire``: the OpenAI chat-completions format (URL, headers, body, reply, tool
+  calls), for the openai target and the ``openai`` model provider.
+- ``usage``: token usage in OpenAI's, Anthropic's or assay's names, as TokenUsage.
+- ``reply_fields``: strict readers of a reply's fields (``MalformedReply``).
 """
 
 from assay.config import DEFAULT_MAX_REPLY_MB

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
 from assay.errors import TargetError
+from assay.net.openai_wire import decode_arguments
+from assay.net.reply_fields import MalformedReply
+from assay.net.usage import read_usage
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.targets._plain import plain_json
 
@@ -113,32 +116,24 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
 
 def _decoded_arguments(text: str, where: str) -> Any:
     """JSON-encoded arguments, decoded (and held to the limits of ``plain_json``)."""
-    try:
-        return plain_json(json.loads(text), where)
-    except (ValueError, RecursionError):  # not JSON, too deep, or an over-long integer
-        return {"_raw": text}
+    value, problem = decode_arguments(text)
+    return {"_raw": text} if problem is not None else plain_json(value, where)
 
 
 def token_usage(raw: Any) -> TokenUsage | None:
-    """Read a usage object; OpenAI (prompt/completion) and Anthropic (input/output) names."""
+    """An agent's own usage report, in OpenAI's, Anthropic's or assay's names
+    (``assay.net.usage``), read leniently: a count may be a number or its digits; a report
+    that cannot be read is None (no usage), never a failed turn."""
     if not isinstance(raw, dict):
         return None
     try:
-        prompt = int(raw.get("prompt_tokens", raw.get("input_tokens", 0)) or 0)
-        completion = int(raw.get("completion_tokens", raw.get("output_tokens", 0)) or 0)
-        return TokenUsage(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=int(raw.get("total_tokens") or prompt + completion),
-            cache_creation_tokens=int(
-                raw.get("cache_creation_tokens", raw.get("cache_creation_input_tokens", 0)) or 0
-            ),
-            cache_read_tokens=int(
-                raw.get("cache_read_tokens", raw.get("cache_read_input_tokens", 0)) or 0
-            ),
-        )
-    except (TypeError, ValueError, ValidationError):
+        return read_usage(raw, _loose_count)
+    except (TypeError, ValueError, ValidationError, MalformedReply):
         return None
+
+
+def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
+    return int(usage.get(key) or 0)
 
 
 def reply_from_payload(payload: Any) -> Reply:

@@ -91,7 +91,7 @@ def _openai(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) ->
     from assay.targets.openai import OpenAITarget
 
     assert config.openai is not None
-    return OpenAITarget(config.openai, policy)
+    return OpenAITarget(config.openai, policy, search_dirs=(base_dir,) if base_dir else ())
 
 
 def _demo(config: TargetConfig, base_dir: Path | None, policy: RetryPolicy) -> Target:

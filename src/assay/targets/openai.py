@@ -1,60 +1,63 @@
-"""The openai target (SPEC §4): an OpenAI-compatible ``POST {base_url}/chat/completions``.
+"""The openai target (SPEC §4): an OpenAI-compatible ``POST {base_url}/chat/completions``,
+spoken through ``assay.net.openai_wire`` like the judges' ``openai`` provider.
 
 The model is stateless, so each turn replays the conversation: the system prompt (when
-set), then the earlier turns, then this turn's input. Tool calls in the reply are recorded
-as tool invocations (arguments parsed from their JSON string; no result); the usage is
-recorded; the text is ``None`` when the model answered with tool calls only. The key, read
-from ``api_key_env`` when that variable is set, goes in ``Authorization: Bearer`` and is
-registered with ``REDACTOR``; the default ``OPENAI_API_KEY`` goes only to OpenAI's own API,
-another ``base_url`` gets a key only when the suite names ``api_key_env``. Retries,
-timeouts, limits and the reply size limit are the http target's.
+set), then the earlier turns, then this turn's input. With ``tools:`` the target runs the
+tool loop: the model's tool calls are answered (``assay.targets._tools``) and sent back,
+up to ``max_tool_rounds`` rounds, and every call is recorded as a ToolInvocation; on later
+turns the calls and their results are replayed before that turn's answer (an assistant
+message with ``tool_calls``, then one ``tool`` message per call). The turn's token usage
+sums its rounds. Without ``tools:``, tool calls in a reply are recorded as the model made
+them (no result) and end the turn.
+
+The key, read from ``api_key_env`` when that variable is set, goes in ``Authorization:
+Bearer`` (and ``api-key`` for Azure) and is registered with ``REDACTOR``; the default
+``OPENAI_API_KEY`` goes only to OpenAI's own API, another ``base_url`` gets a key only when
+the suite names ``api_key_env``. Retries, timeouts, limits and the reply size limit are the
+http target's.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from assay.config import OpenAITarget as OpenAITargetConfig
 from assay.errors import ConfigError, Problem, TargetError
-from assay.models.openai import OPENAI_BASE_URL
 from assay.net import ReplyBody, RequestFailed, RetryPolicy, decode_json, host_port
+from assay.net.openai_wire import (
+    OPENAI_BASE_URL,
+    ChatCompletion,
+    ToolCallRequest,
+    assistant_message,
+    completions_url,
+    read_completion,
+    request_body,
+    request_headers,
+    tool_message,
+)
+from assay.net.reply_fields import MalformedReply
+from assay.results.models import TokenUsage, ToolInvocation
 from assay.secrets import REDACTOR, is_own_host, url_secrets
-from assay.targets.base import AgentSession, Reply, TurnRequest, token_usage, tool_invocations
+from assay.targets._tools import Toolbox, recorded_arguments
+from assay.targets.base import AgentSession, Message, Reply, TurnRequest, result_bytes
 from assay.targets.http import ClientTarget
 
+Chat = list[dict[str, Any]]
+_NAMES_SHOWN = 8  # of the calls named when a turn runs out of tool rounds
 
-def completion_reply(document: Any, url: str) -> Reply:
-    """A chat completion (``choices[0].message``, ``usage``) as a Reply."""
-    choices = document.get("choices") if isinstance(document, dict) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise TargetError(
-            REDACTOR(f"the reply from {url} is not a chat completion: it has no choices[0]")
-        )
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        raise TargetError(REDACTOR(f"the reply from {url} has no choices[0].message"))
-    calls = []
-    for i, call in enumerate(message.get("tool_calls") or ()):
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise TargetError(
-                REDACTOR(f"the reply from {url}: choices[0].message.tool_calls[{i}] has no name")
-            )
-        calls.append({"name": function["name"], "args": function.get("arguments") or {}})
-    content = message.get("content")
-    if content is not None and not isinstance(content, str):  # content parts
-        content = (
-            "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            if isinstance(content, list)
-            else json.dumps(content)
-        )
-    return Reply(
-        text=content if content or not calls else None,
-        tool_invocations=tool_invocations(calls),
-        token_usage=token_usage(document.get("usage")),
-    )
+
+@dataclass(frozen=True)
+class ToolRounds:
+    """A turn's tool rounds (assistant messages with ``tool_calls`` and the ``tool``
+    results), replayed before that turn's answer on the conversation's later turns."""
+
+    input: str
+    messages: tuple[dict[str, Any], ...]
 
 
 def _api_key(config: OpenAITargetConfig) -> str | None:
@@ -73,19 +76,20 @@ class OpenAITarget(ClientTarget):
         config: OpenAITargetConfig,
         retry: RetryPolicy | None = None,
         where: str = "target.openai",
+        search_dirs: tuple[Path, ...] = (),
     ) -> None:
         self.config = config
-        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.url = completions_url(config.base_url)
         try:
             host_port(self.url)
         except ValueError as exc:
             raise ConfigError([Problem("suite", f"{where}.base_url", str(exc))]) from None
-        self.headers = {"Content-Type": "application/json"}
+        self.toolbox = Toolbox(config.tools, search_dirs, where)
         REDACTOR.add(*url_secrets(config.base_url))
         key = _api_key(config)
         if key:
             REDACTOR.add(key)
-            self.headers["Authorization"] = f"Bearer {key}"
+        self.headers = request_headers(config.base_url, key)
         super().__init__(
             self.url,
             retry,
@@ -99,21 +103,69 @@ class OpenAITarget(ClientTarget):
     def session(self, session_id: str) -> AgentSession:
         return _OpenAISession(self)
 
-    def messages(self, request: TurnRequest) -> list[dict[str, str]]:
-        messages = []
+    def messages(
+        self, request: TurnRequest, rounds: Mapping[int, ToolRounds] | None = None
+    ) -> Chat:
+        """The system prompt, the history with each turn's tool rounds (from ``rounds``, by
+        turn index) before its answer, and this turn's input."""
+        chat: Chat = []
         if self.config.system_prompt:
-            messages.append({"role": "system", "content": self.config.system_prompt})
-        messages.extend({"role": m.role, "content": m.content} for m in request.history)
-        messages.append({"role": "user", "content": request.input})
-        return messages
+            chat.append({"role": "system", "content": self.config.system_prompt})
+        chat.extend(_replayed(request.history, rounds or {}))
+        chat.append({"role": "user", "content": request.input})
+        return chat
 
-    async def complete(self, request: TurnRequest) -> Reply:
-        body: dict[str, Any] = {"model": self.config.model, "messages": self.messages(request)}
-        if self.config.temperature is not None:
-            body["temperature"] = self.config.temperature
+    async def complete(
+        self, request: TurnRequest, rounds: Mapping[int, ToolRounds] | None = None
+    ) -> tuple[Reply, ToolRounds | None]:
+        """One turn: the model's reply after its tool rounds, and those rounds (None when
+        there were none) for the history of later turns."""
+        chat = self.messages(request, rounds)
+        sent = len(chat)
+        calls: list[ToolInvocation] = []
+        usage: TokenUsage | None = None
+        for round_index in range(self.config.max_tool_rounds + 1):
+            completion = await self._post(chat, request.turn_index)
+            if completion.usage is not None:
+                usage = completion.usage if usage is None else usage + completion.usage
+            if not completion.tool_calls:
+                break
+            if not self.toolbox:  # nothing to run them with: recorded as asked for
+                calls.extend(_unanswered(completion.tool_calls))
+                break
+            if round_index == self.config.max_tool_rounds:
+                raise TargetError(self._out_of_rounds(calls, completion.tool_calls))
+            asked = _with_ids(completion.tool_calls, request.turn_index, round_index)
+            chat.append(assistant_message(completion.text, asked))
+            for call in asked:
+                assert call.id is not None
+                outcome = await self.toolbox.call(call.name, call.arguments)
+                calls.append(outcome.invocation)
+                chat.append(tool_message(call.id, outcome.content))
+        text = completion.text
+        if not text and completion.refusal:
+            text = completion.refusal  # what the model said, in the field it said it in
+        if not text and completion.tool_calls:
+            text = None  # tool calls only
+        reply = Reply(text=text, tool_invocations=calls, token_usage=usage)
+        tool_rounds = tuple(chat[sent:])
+        return reply, ToolRounds(request.input, tool_rounds) if tool_rounds else None
 
-        async def read(body: ReplyBody, sent: float) -> Reply:
-            return completion_reply(decode_json(await body.read(), self.url), self.url)
+    async def _post(self, chat: Chat, turn_index: int) -> ChatCompletion:
+        body = request_body(
+            self.config.base_url,
+            self.config.model,
+            chat,
+            temperature=self.config.temperature,
+            tools=self.toolbox.declarations,
+        )
+
+        async def read(body: ReplyBody, sent: float) -> ChatCompletion:
+            data = decode_json(await body.read(), self.url)
+            try:
+                return read_completion(data)
+            except MalformedReply as exc:
+                raise TargetError(REDACTOR(f"the reply from {self.url} {exc}")) from None
 
         return await self.call(
             "POST",
@@ -121,7 +173,19 @@ class OpenAITarget(ClientTarget):
             read,
             headers=self.headers,
             data=json.dumps(body, ensure_ascii=False).encode(),
-            turn_index=request.turn_index,
+            turn_index=turn_index,
+        )
+
+    def _out_of_rounds(
+        self, calls: Sequence[ToolInvocation], asked: Sequence[ToolCallRequest]
+    ) -> str:
+        limit = self.config.max_tool_rounds
+        names = [c.name for c in calls]
+        shown = ", ".join(names[:_NAMES_SHOWN]) + (", …" if len(names) > _NAMES_SHOWN else "")
+        return (
+            f"the model still asked for tools ({', '.join(c.name for c in asked)}) after "
+            f"{limit} rounds of tool calls (max_tool_rounds: {limit}); "
+            f"the {len(calls)} calls answered: {shown}"
         )
 
     def failure(self, exc: RequestFailed, turn_index: int) -> TargetError:
@@ -132,9 +196,55 @@ class OpenAITarget(ClientTarget):
         return super().failure(exc, turn_index)
 
 
+def _replayed(history: Sequence[Message], rounds: Mapping[int, ToolRounds]) -> Chat:
+    """The history as chat messages, each turn's tool rounds before its answer. A turn is
+    the k-th user message (the runner adds one per turn, answered or not); its rounds are
+    used only when they were recorded for that same input."""
+    chat: Chat = []
+    pending: tuple[dict[str, Any], ...] = ()
+    users = 0
+    for message in history:
+        if message.role == "user":
+            recorded = rounds.get(users)
+            pending = recorded.messages if recorded and recorded.input == message.content else ()
+            users += 1
+        elif message.role == "assistant":
+            chat.extend(pending)
+            pending = ()
+        chat.append({"role": message.role, "content": message.content})
+    return chat
+
+
+def _with_ids(
+    calls: Sequence[ToolCallRequest], turn_index: int, round_index: int
+) -> list[ToolCallRequest]:
+    """The calls, each with an id (a server that sends none gets one of assay's, unique in
+    the conversation, for the ``tool`` message that answers it)."""
+    return [
+        call if call.id else replace(call, id=f"call_assay_{turn_index}_{round_index}_{i}")
+        for i, call in enumerate(calls)
+    ]
+
+
+def _unanswered(calls: Sequence[ToolCallRequest]) -> list[ToolInvocation]:
+    recorded = []
+    for call in calls:
+        args, problem = recorded_arguments(call.arguments)
+        recorded.append(
+            ToolInvocation(name=call.name, args=args, bytes=result_bytes(None), error=problem)
+        )
+    return recorded
+
+
 class _OpenAISession(AgentSession):
+    """One conversation: remembers each turn's tool rounds for the later turns' history."""
+
     def __init__(self, target: OpenAITarget) -> None:
         self.target = target
+        self.rounds: dict[int, ToolRounds] = {}
 
     async def send(self, request: TurnRequest) -> Reply:
-        return await self.target.complete(request)
+        reply, rounds = await self.target.complete(request, self.rounds)
+        if rounds is not None:
+            self.rounds[request.turn_index] = rounds
+        return reply
