@@ -18,11 +18,11 @@ from assay.cases._yaml import read_yaml
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, Unmapped, plain, text, unique_labels
 from assay.importers.promptfoo_asserts import map_assertion
+from assay.net.openai_wire import OPENAI_BASE_URL
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
 _INPUT_VARS = ("input", "query", "question", "prompt", "message", "user_input")
 _TEST_KEYS = {"description", "vars", "assert"}
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 def import_promptfoo(path: Path) -> Imported:
