@@ -8,34 +8,17 @@ from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
 from assay.pricing import cost_usd
+from assay.reporters.templating import template_environment
 from assay.reporters.view import (
-    STATUS_LABELS,
-    display_name,
-    fmt_ms,
-    fmt_rate,
-    fmt_score,
-    metric_verdict,
     to_json,
-    tool_mismatches,
-    truncate,
-    turns_cell,
-    turns_of,
-    why_failed,
-    why_turn_failed,
 )
 from assay.store.queries import RunRow
 
-MAX_TEXT = 100_000  # inputs and responses are cut to about this many characters
-MAX_VALUE = 20_000  # tool arguments and results, as JSON
 LONG_VALUE = 300  # a value longer than this starts collapsed
-
-
-def pretty(value: Any) -> str:
-    return truncate(to_json(value, indent=2), MAX_VALUE)
 
 
 def is_long(text: str) -> bool:
@@ -90,49 +73,11 @@ def query(params: dict[str, Any], **changes: Any) -> str:
     return "?" + urlencode(kept)
 
 
-def message_text(message: dict[str, Any] | None) -> str:
-    """A chat message's text; a message without plain text content, as JSON."""
-    if not message:
-        return ""
-    content = message.get("content")
-    return content if isinstance(content, str) else to_json(message, indent=2)
-
-
 @cache
 def environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("assay.web", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(
-        score=fmt_score,
-        rate=fmt_rate,
-        ms=fmt_ms,
-        pretty=pretty,
-        text=lambda s: truncate(s, MAX_TEXT),
-        short=short_id,
-        when=when,
-        seconds=seconds,
-        json=to_json,
-        usd=usd,
-        message=message_text,
-    )
-    env.globals.update(
-        status_label=STATUS_LABELS.get,
-        display_name=display_name,
-        turns_of=turns_of,
-        turns_cell=turns_cell,
-        why_failed=why_failed,
-        why_turn_failed=why_turn_failed,
-        tool_mismatches=tool_mismatches,
-        metric_verdict=metric_verdict,
-        is_long=is_long,
-        query=query,
-        run_cost=run_cost,
-    )
+    env = template_environment("assay.web")
+    env.filters.update(short=short_id, when=when, seconds=seconds, json=to_json, usd=usd)
+    env.globals.update(is_long=is_long, query=query, run_cost=run_cost)
     return env
 
 
