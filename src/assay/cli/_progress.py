@@ -1,0 +1,108 @@
+"""Live progress for ``assay run``: a rich bar on a terminal, plain lines otherwise, fed by
+the run's ``on_start`` and ``on_result`` hooks."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from assay.results.models import TestResult
+from assay.results.rollup import StatusCounts
+from assay.runner.observer import RunStart
+
+PLAIN_INTERVAL_S = 5.0
+
+
+class RunProgress:
+    """Counts finished tests; draws a bar (terminal) or prints a line every few seconds.
+    ``start`` when the run's size is known, ``stop`` when it ends (or use ``with``)."""
+
+    def __init__(
+        self, total: int = 0, console: Console | None = None, enabled: bool = True
+    ) -> None:
+        self.total = total
+        self.done = 0
+        self.counts = StatusCounts()
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self._last_line = self.started
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        if enabled and self.console.is_terminal:
+            self._bar = Progress(
+                TextColumn("[bold]running"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[counts]}"),
+                TextColumn("{task.fields[rate]:.1f}/s"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+
+    def start(self, start: RunStart) -> None:
+        """``on_start``: the tests left to run are the bar's total."""
+        self.total = start.remaining
+        self.started = self._last_line = time.monotonic()
+        self.__enter__()
+
+    def stop(self) -> None:
+        self.__exit__()
+
+    def __enter__(self) -> RunProgress:
+        if self._bar is not None and self._task is None:
+            self._bar.start()
+            counts = self.counts.words()
+            self._task = self._bar.add_task("run", total=self.total, counts=counts, rate=0.0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.stop()
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, result: TestResult) -> None:
+        self.done += 1
+        self.counts = self.counts.add(result.status)
+        if not self.enabled:
+            return
+        if self._bar is not None and self._task is not None:
+            self._bar.update(
+                self._task,
+                completed=self.done,
+                counts=self.counts.words(),
+                rate=self.rate,
+            )
+            return
+        now = time.monotonic()
+        if now - self._last_line >= PLAIN_INTERVAL_S or self.done == self.total:
+            self._last_line = now
+            self._plain(sys.stderr)
+
+    def _plain(self, stream: TextIO) -> None:
+        rate = self.rate
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        print(
+            f"progress: {self.done}/{self.total} tests, {self.counts.words()}, "
+            f"{rate:.1f}/s, eta {eta:.0f}s",
+            file=stream,
+            flush=True,
+        )
