@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +41,14 @@ if TYPE_CHECKING:
     from assay.store import Store
 
 PathArgument = str | os.PathLike[str]
+# a Python agent: (query, session_id) -> str or dict, sync or async
+AgentFunction = Callable[[str, str], Any]
 
 
 def run(
     suite_or_path: str | os.PathLike[str] | LoadedSuite | None = None,
     *,
-    target: str | None = None,
+    target: str | AgentFunction | None = None,
     dataset: PathArgument | Sequence[PathArgument] | None = None,
     store: str | Store | None = None,
     concurrency: int | None = None,
@@ -76,7 +79,7 @@ def run(
 async def run_async(
     suite_or_path: str | os.PathLike[str] | LoadedSuite | None = None,
     *,
-    target: str | None = None,
+    target: str | AgentFunction | None = None,
     dataset: PathArgument | Sequence[PathArgument] | None = None,
     store: str | Store | None = None,
     concurrency: int | None = None,
@@ -95,8 +98,10 @@ async def run_async(
     """Run a suite in the running event loop, store it, and return its report.
 
     ``target``, ``dataset`` (one file or several), ``concurrency`` ... ``no_cache``: the
-    options of ``RunOptions``. ``store``: a store URL or an open ``Store`` (default: the
-    CLI's, ``$ASSAY_STORE`` or ``sqlite:///.assay/assay.db``). ``resume``: a stored run's
+    options of ``RunOptions``; ``target`` may also be a Python agent function defined at the
+    top level of a module or notebook (it is run as ``module:function``). ``store``: a
+    store URL or an open ``Store`` (default: the CLI's, ``$ASSAY_STORE`` or
+    ``sqlite:///.assay/assay.db``). ``resume``: a stored run's
     id (or a prefix) to finish; it keeps its suite and options, and the target and judge
     options must be given again. ``on_start(RunStart)``, ``on_result(TestResult)``: called
     in the loop's thread as the run starts and as each test finishes (see
@@ -138,10 +143,35 @@ def _options(arguments: dict[str, Any]) -> RunOptions:
     from assay.runner.request import run_options
 
     values = {k: v for k, v in arguments.items() if k in RunOptions.model_fields and v is not None}
+    if callable(values.get("target")):
+        values["target"] = _by_name(values["target"])
     given = arguments.get("dataset")
     if given is not None:
         values["datasets"] = [given] if isinstance(given, str | os.PathLike) else list(given)
     return run_options(values, spell=lambda name: "dataset" if name == "datasets" else name)
+
+
+def _by_name(agent: AgentFunction) -> str:
+    """A Python agent given as a function, as ``module:function``: the name assay stores with
+    the run and imports it by (a resume, the dashboard's run process)."""
+    module = getattr(agent, "__module__", None) or ""
+    name = getattr(agent, "__qualname__", "")
+    found: Any = sys.modules.get(module)
+    for part in name.split("."):
+        found = getattr(found, part, None)
+    if found is not agent:
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "target",
+                    f"the agent {name or agent!r} cannot be found by name: define it with def "
+                    "at the top level of a module, script or notebook cell (not a lambda or "
+                    "a function inside another), or pass 'module:function'",
+                )
+            ]
+        )
+    return f"{module}:{name}"
 
 
 def _suite(value: object) -> Path | LoadedSuite | None:

@@ -115,8 +115,9 @@ class RunRequest:
                 raise _refuse(
                     run_id,
                     "suite",
-                    "it was started with a suite given to assay.run as an object; pass the "
-                    "same suite object again",
+                    "it was started with a suite given to assay.run as an object, which is "
+                    "not stored",
+                    "Pass the same suite object again",
                 )
             return given.suite
         if given.suite_path is not None and (
@@ -140,14 +141,16 @@ class RunRequest:
         return " ".join(f"assay run --resume {run_id[:12]} {self.endpoint_options()}".split())
 
 
-def _refuse(run_id: str, where: str, why: str) -> ConfigError:
+def _refuse(
+    run_id: str, where: str, why: str, fix: str = "Resume with no arguments"
+) -> ConfigError:
     return ConfigError(
         [
             Problem(
                 "options",
                 where,
                 f"cannot resume run {run_id[:12]} with a different {where}: {why}. "
-                "Resume with no arguments, or start a new run.",
+                f"{fix}, or start a new run.",
             )
         ]
     )
