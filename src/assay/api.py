@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from assay.cases import LoadedSuite
     from assay.config import RunOptions
     from assay.results.models import Report
-    from assay.runner.job import JobOutcome, RunJob
+    from assay.runner.job import RunJob
     from assay.runner.observer import OnResult, OnStart
+    from assay.runner.outcome import JobOutcome
     from assay.store import Store
 
 PathArgument = str | os.PathLike[str]
@@ -124,16 +125,11 @@ def execute(
     """The run, in an event loop of its own, returning its outcome (summary and the few
     results a terminal shows) rather than its report; Ctrl-C returns the interrupted
     run's outcome. ``store_url``: the URL ``store`` was opened from, if any."""
-    from assay.runner.job import RunJob
-    from assay.runner.observer import Observer
-    from assay.runner.request import RunRequest
-
-    observer = Observer(on_start, on_result)
-    request = RunRequest(_suite(suite_or_path), options)
-    job = RunJob(store, request, resume=resume, store_url=store_url, observer=observer)
-    outcome = job.execute()
-    observer.raise_error(outcome.run)
-    return outcome
+    call = _Call(suite_or_path, options, store, resume, on_start, on_result, store_url)
+    try:
+        return call.execute()
+    finally:
+        call.close()
 
 
 def _options(arguments: dict[str, Any]) -> RunOptions:
@@ -194,8 +190,8 @@ def _suite(value: object) -> Path | LoadedSuite | None:
 
 
 class _Call:
-    """One call of ``run`` or ``run_async``: its store (opened here unless given open), its
-    job, and its end."""
+    """One call of ``run``, ``run_async`` or ``execute``: its store (opened here unless
+    given open, and then closed here), its job, and its end."""
 
     def __init__(
         self,
@@ -205,69 +201,73 @@ class _Call:
         resume: str | None,
         on_start: OnStart | None,
         on_result: OnResult | None,
+        store_url: str | None = None,
     ) -> None:
         from assay.runner.observer import Observer
 
         self.suite = _suite(suite)
         self.options = options
         self.store_given = store
+        self.store_url = store if isinstance(store, str) else store_url
         self.resume = resume
         self.observer = Observer(on_start, on_result)
+        self.opened: Store | None = None
         self.job: RunJob | None = None
         self.stop_requested = False
 
-    def _prepare(self) -> tuple[Store, RunJob]:
+    def _prepare(self) -> RunJob:
         """Open the store and plan the run: every input checked, nothing run yet."""
         from assay.runner.job import RunJob
         from assay.runner.request import RunRequest
         from assay.store import Store, open_store
 
         given = self.store_given
-        opened = given if isinstance(given, Store) else open_store(given)
-        try:
-            url = given if isinstance(given, str) else None
-            request = RunRequest(self.suite, self.options)
-            self.job = RunJob(opened, request, self.resume, url, self.observer)
-            if self.stop_requested:  # stop() came while planning
-                self.job.cancel()
-        except BaseException:
-            self._close(opened)
-            raise
-        return opened, self.job
+        self.opened = given if isinstance(given, Store) else open_store(given)
+        request = RunRequest(self.suite, self.options)
+        self.job = RunJob(self.opened, request, self.resume, self.store_url, self.observer)
+        if self.stop_requested:  # stop() came while planning
+            self.job.cancel()
+        return self.job
 
-    def _close(self, opened: Store) -> None:
-        if opened is not self.store_given:
-            opened.close()
+    def close(self) -> None:
+        if self.opened is not None and self.opened is not self.store_given:
+            self.opened.close()
 
-    def _report(self, opened: Store, outcome: JobOutcome) -> Report:
-        self.observer.raise_error(outcome.run)
-        return opened.load_report(outcome.run.id)
+    def _ended(self, outcome: JobOutcome) -> JobOutcome:
+        """A hook's exception, once the run has ended (an interruption comes first)."""
+        if not outcome.interrupted:
+            self.observer.raise_error(outcome.run)
+        return outcome
+
+    def execute(self) -> JobOutcome:
+        return self._ended(self._prepare().execute())
 
     def run(self) -> Report:
-        opened, job = self._prepare()
         try:
-            outcome = job.execute()
+            outcome = self.execute()
             if outcome.interrupted:
                 stop = KeyboardInterrupt()
                 stop.add_note(self._resume_note(outcome))
                 raise stop
-            return self._report(opened, outcome)
+            assert self.opened is not None
+            return self.opened.load_report(outcome.run.id)
         finally:
-            self._close(opened)
+            self.close()
 
     async def run_async(self) -> Report:
-        # planning reads files and the store: not in the caller's event loop
-        opened, job = await asyncio.to_thread(self._prepare)
         try:
+            # planning reads files and the store: not in the caller's event loop
+            job = await asyncio.to_thread(self._prepare)
             try:
-                outcome = await job.execute_async()
+                outcome = self._ended(await job.execute_async())
             except asyncio.CancelledError as stop:
                 if job.outcome is not None:
                     stop.add_note(self._resume_note(job.outcome))
                 raise
-            return await asyncio.to_thread(self._report, opened, outcome)
+            assert self.opened is not None
+            return await asyncio.to_thread(self.opened.load_report, outcome.run.id)
         finally:
-            self._close(opened)
+            self.close()
 
     def stop(self) -> None:
         """From another thread: stop the run cleanly, or keep it from starting."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -18,9 +19,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from assay.api import execute
+from assay.config import RunOptions
 from assay.results.models import TestResult
 from assay.results.rollup import StatusCounts
 from assay.runner.observer import RunStart
+from assay.runner.outcome import JobOutcome
+from assay.store import Store
 
 PLAIN_INTERVAL_S = 5.0
 
@@ -106,3 +111,27 @@ class RunProgress:
             file=stream,
             flush=True,
         )
+
+
+def execute_with_progress(
+    suite: Path | None,
+    options: RunOptions,
+    store: Store,
+    store_url: str | None,
+    resume: str | None = None,
+    enabled: bool = True,
+) -> JobOutcome:
+    """``assay.api.execute`` with the progress bar drawn from the run's start to its end."""
+    progress = RunProgress(enabled=enabled)
+    try:
+        return execute(
+            suite,
+            options,
+            store=store,
+            store_url=store_url,
+            resume=resume,
+            on_start=progress.start,
+            on_result=progress.advance,
+        )
+    finally:
+        progress.stop()

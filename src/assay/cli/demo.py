@@ -6,8 +6,7 @@ from pathlib import Path
 
 import typer
 
-from assay.api import execute
-from assay.cli._progress import RunProgress
+from assay.cli._progress import execute_with_progress
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
@@ -49,19 +48,8 @@ def demo(
     out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
     options = run_options({"judge": judge, "judge_base_url": judge_base_url})
     opened = open_store(store)
-    progress = RunProgress()
     try:
-        try:
-            outcome = execute(
-                suite,
-                options,
-                store=opened,
-                store_url=store,
-                on_start=progress.start,
-                on_result=progress.advance,
-            )
-        finally:
-            progress.stop()
+        outcome = execute_with_progress(suite, options, opened, store)
         print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
         report = opened.load_report(outcome.run.id)
         write_report(report, REPORT, "html")

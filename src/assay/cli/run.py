@@ -15,8 +15,7 @@ from types import FrameType
 
 import typer
 
-from assay.api import execute
-from assay.cli._progress import RunProgress
+from assay.cli._progress import execute_with_progress
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.summary import exit_code, print_summary
@@ -92,21 +91,9 @@ def run(
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     outputs = _outputs(out, fmt)
     opened = open_store(store)
-    progress = RunProgress(enabled=not quiet)
     try:
         with _sigterm_as_ctrl_c():
-            try:
-                outcome = execute(
-                    suite,
-                    options,
-                    store=opened,
-                    store_url=store,
-                    resume=resume,
-                    on_start=progress.start,
-                    on_result=progress.advance,
-                )
-            finally:
-                progress.stop()
+            outcome = execute_with_progress(suite, options, opened, store, resume, not quiet)
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console
         print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet, verbose)

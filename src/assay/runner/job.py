@@ -15,20 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import subprocess
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
-from assay.results.models import ReportSummary, RunInfo, TestResult
+from assay.results.models import RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
+from assay.runner._holding import hold_in_this_process, let_go_in_this_process
 from assay.runner.conversation import CaseSettings, now_iso
 from assay.runner.observer import Observer, RunStart
+from assay.runner.outcome import JobOutcome, Shown
 from assay.runner.plan import RunPlan, plan_run
 from assay.runner.request import (
     ENDPOINT_OPTIONS,
@@ -43,44 +43,12 @@ from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.storable import storable_text
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
-from assay.store._lock import RunHolder, RunLocked
+from assay.store._lock import RunHolder
 from assay.targets.base import Target
 from assay.version import __version__
 
 if TYPE_CHECKING:
     from assay.models import ChatModel, ResponseCache
-
-# The terminal table shows every test of a small run, or up to this many that did not pass.
-SHOWN_ROWS = 50
-
-# Runs this process is running: the store's lock is held by a process, and one process
-# (a server calling assay.run_async) may now run several; the same run twice would clash.
-_RUNNING: set[str] = set()
-_RUNNING_LOCK = threading.Lock()
-
-
-@dataclass
-class JobOutcome:
-    run: RunInfo
-    summary: ReportSummary
-    shown: list[TestResult]  # what the terminal table lists, in test order
-    interrupted: bool = False
-    resume_command: str = ""  # how to resume this run, endpoint options included
-
-
-@dataclass
-class _Shown:
-    """Keeps the few results the terminal table needs, not every result of a big run."""
-
-    total: int
-    kept: dict[int, TestResult] = field(default_factory=dict)
-
-    def add(self, position: int, result: TestResult) -> None:
-        if self.total <= SHOWN_ROWS or (not result.passed and len(self.kept) < SHOWN_ROWS):
-            self.kept[position] = result
-
-    def ordered(self) -> list[TestResult]:
-        return [self.kept[k] for k in sorted(self.kept)]
 
 
 def git_commit() -> str | None:
@@ -201,14 +169,14 @@ class RunJob:
     def _start_run(self, target: Target) -> tuple[RunInfo, set[tuple[str, int]]]:
         """The run, stored and held by this process, and the results it has already."""
         if self.resume_id is not None:
-            _hold_in_this_process(self.resume_id, self.holder)
+            hold_in_this_process(self.resume_id, self.holder)
             try:
                 self.store.claim_run(self.resume_id, self.holder, time.time())  # or RunLocked
                 run = self.store.get_run(self.resume_id)
                 assert run is not None  # resolve_run_id found it
                 return run, self.store.completed_keys(run.id)
             except BaseException:
-                _let_go_in_this_process(self.resume_id)
+                let_go_in_this_process(self.resume_id)
                 raise
         run = RunInfo(
             id=uuid.uuid4().hex,
@@ -225,15 +193,15 @@ class RunJob:
             "fingerprint": self.fingerprint,
             "endpoints": self.endpoints,
         }
-        _hold_in_this_process(run.id, self.holder)
+        hold_in_this_process(run.id, self.holder)
         try:
             self.store.create_run(run, self.fingerprint, inputs, self.holder, time.time())
         except BaseException:
-            _let_go_in_this_process(run.id)
+            let_go_in_this_process(run.id)
             raise
         return run, set()
 
-    def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: _Shown) -> None:
+    def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: Shown) -> None:
         """A summary (and terminal table) built from the results stored: a resumed run's
         start, or a run's end when the store replaced some results by errors."""
         positions = {
@@ -326,7 +294,7 @@ class RunJob:
             if (name, slot[2]) not in done
         ]
         builder = SummaryBuilder(self.repeat)
-        shown = _Shown(len(self.cases) * self.repeat)
+        shown = Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
         writer = ResultWriter(self.store.reopen, run.id, self.holder)  # its own connections
@@ -358,7 +326,7 @@ class RunJob:
             try:
                 writer.close()  # every result handed over is written before the status
                 if writer.replaced:  # the store kept error results for these: count those
-                    builder, shown = SummaryBuilder(self.repeat), _Shown(shown.total)
+                    builder, shown = SummaryBuilder(self.repeat), Shown(shown.total)
                     self._seed(run, builder, shown)
             except BaseException:
                 status = "failed"  # results were lost on the way to the store
@@ -377,7 +345,7 @@ class RunJob:
                     try:
                         self.store.release_run(run.id, self.holder)
                     finally:
-                        _let_go_in_this_process(run.id)
+                        let_go_in_this_process(run.id)
         self.outcome = JobOutcome(
             run,
             summary,
@@ -407,17 +375,3 @@ class RunJob:
             await target.aclose()
             for model in models.values():
                 await model.aclose()  # inside the loop that opened its HTTP session
-
-
-def _hold_in_this_process(run_id: str, holder: RunHolder) -> None:
-    """Refuse a run this process is already running (the store's lock cannot tell two
-    runs of one process apart)."""
-    with _RUNNING_LOCK:
-        if run_id in _RUNNING:
-            raise RunLocked(run_id, holder, 0.0)
-        _RUNNING.add(run_id)
-
-
-def _let_go_in_this_process(run_id: str) -> None:
-    with _RUNNING_LOCK:
-        _RUNNING.discard(run_id)
