@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from assay.store import Store
 
 PathArgument = str | os.PathLike[str]
+WAIT_STEP_S = 0.2  # how often run(), waiting inside a running loop, looks for a cancellation
 # a Python agent: (query, session_id) -> str or dict, sync or async
 AgentFunction = Callable[[str, str], Any]
 
@@ -286,7 +287,9 @@ class _Call:
 
 def _in_a_thread(call: _Call) -> Report:
     """``run`` inside a running event loop: the run in a helper thread with a loop of its
-    own, while this thread waits; Ctrl-C here stops the run cleanly, as it would outside."""
+    own, while this thread waits. Ctrl-C here stops the run cleanly, as it would outside:
+    raised here (a notebook), or turned by ``asyncio.run`` into a cancellation of the
+    caller's task, which this thread sees as it waits."""
     box: dict[str, Any] = {}
 
     def main() -> None:
@@ -295,10 +298,14 @@ def _in_a_thread(call: _Call) -> Report:
         except BaseException as exc:
             box["error"] = exc
 
+    caller = asyncio.current_task()
     helper = threading.Thread(target=main, name="assay-run")
     helper.start()
     try:
-        helper.join()
+        while helper.is_alive():
+            helper.join(WAIT_STEP_S)
+            if caller is not None and caller.cancelling() and not call.stop_requested:
+                call.stop()
     except KeyboardInterrupt:
         call.stop()
         helper.join()

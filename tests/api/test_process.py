@@ -163,3 +163,52 @@ def test_a_forked_writer_does_not_wake_the_parents_signal_handlers(tmp_path: Pat
     proc = python(code, tmp_path, f"sqlite:///{tmp_path / 'w.db'}")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True [1]"
+
+
+SLOW_B = """
+import asyncio
+
+async def respond(query: str, session_id: str) -> str:
+    if query == "b":
+        await asyncio.sleep(60)  # in flight when Ctrl-C comes
+    return f"turn 1: {query}"
+"""
+
+CTRL_C_AFTER_A = """
+import asyncio, os, signal, sys
+import assay
+
+def ctrl_c(result):
+    os.kill(os.getpid(), signal.SIGINT)  # as a user's Ctrl-C, once "a" is stored
+
+def call():
+    assay.run("suite.yaml", store=sys.argv[1], on_result=ctrl_c)
+
+async def in_a_loop():
+    call()  # run() where a loop runs: its helper thread is stopped by the cancellation
+
+if sys.argv[2] == "loop":
+    asyncio.run(in_a_loop())
+else:
+    call()
+"""
+
+
+def test_ctrl_c_stops_assay_run_cleanly_with_or_without_a_running_loop(tmp_path: Path) -> None:
+    """Ctrl-C during assay.run (in a script, or in a coroutine of asyncio.run) stores what
+    finished, marks the run interrupted and raises KeyboardInterrupt naming how to resume;
+    the test in flight is not waited for (it would take a minute)."""
+    _suite(tmp_path)
+    (tmp_path / "agent.py").write_text(SLOW_B)
+    suite = yaml.safe_load((tmp_path / "suite.yaml").read_text())
+    suite["execution"] = {"concurrency": 1}
+    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(suite))
+    for mode in ("script", "loop"):
+        store_url = f"sqlite:///{tmp_path / mode}.db"
+        proc = python(CTRL_C_AFTER_A, tmp_path, store_url, mode)
+        assert "KeyboardInterrupt" in proc.stderr, proc.stderr
+        with open_store(store_url) as store:
+            [run] = store.list_runs()
+            assert run.status == "interrupted", mode
+            assert [r.test_name for r in store.iter_results(run.id)] == ["a"]
+        assert f"assay.run(resume={run.id[:12]!r}, ...)" in proc.stderr, mode

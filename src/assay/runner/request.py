@@ -96,7 +96,7 @@ class RunRequest:
         ):
             started = ", ".join(map(str, self.options.datasets)) or "no --dataset"
             raise _refuse(run_id, "--dataset", f"it was started with {started}")
-        for name in FIXED_ON_RESUME[1:]:
+        for name in ("repeat", "limit"):  # the other options of FIXED_ON_RESUME
             value = getattr(given.options, name)
             if value is not None and value != getattr(self.options, name):
                 raise _refuse(
