@@ -109,3 +109,15 @@ def test_a_suite_object_is_resumed_only_with_the_same_suite_given_again(
     report = assay.run(suite, resume=run.id, store=store_url, concurrency=4)
     assert [r.body["query"] for r in agent.requests[asked:]] == ["b"]
     assert sorted(r.test_name for r in report.results) == ["a", "b"]
+
+
+def test_a_resume_takes_the_target_only_from_the_caller_never_from_the_store(
+    tmp_path: Path, agent: AgentServer, store_url: str
+) -> None:
+    path = write_suite(tmp_path, None, ["a"])  # no target in the suite: given as an option
+    first = assay.run(path, target=agent.chat_url, store=store_url)
+    with pytest.raises(assay.ConfigError) as refused:
+        assay.run(resume=first.run.id, store=store_url)
+    assert f"it was started with --target {agent.chat_url}, not given now" in str(refused.value)
+    again = assay.run(resume=first.run.id, target=agent.chat_url, store=store_url)
+    assert again.run.id == first.run.id and len(agent.requests) == 1  # nothing left to run
