@@ -1,10 +1,19 @@
 """assay: test LLM agents and chatbots turn by turn.
 
-The public API, for Python agents, custom metrics and programmatic runs. Everything else is
-reached through its package (``assay.results``, ``assay.metrics``, ...).
+The public API, for programmatic runs (``assay.run``, docs/python-api.md), Python agents and
+custom metrics. Everything else is reached through its package (``assay.results``,
+``assay.metrics``, ...).
+
+``import assay`` is light: each name below is imported when first used, so a tool that only
+needs ``assay.__version__`` or the exceptions pays nothing for aiohttp, SQLAlchemy or the
+dashboard.
 """
 
-from assay.cases import LoadedSuite, TestCase, load_suite, parse_suite
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from assay.errors import (
     AssayError,
     ConfigError,
@@ -14,10 +23,63 @@ from assay.errors import (
     StoreError,
     TargetError,
 )
-from assay.metrics import Metric, MetricContext, MetricOptions, Score, metric
-from assay.results import MetricResult, Report, TestResult, TokenUsage, ToolInvocation, TurnResult
-from assay.targets import Reply, Target, TurnRequest
 from assay.version import __version__
+
+if TYPE_CHECKING:
+    from assay.api import run, run_async
+    from assay.cases import LoadedSuite, TestCase, load_suite, parse_suite
+    from assay.config import RunOptions
+    from assay.metrics import Metric, MetricContext, MetricOptions, Score, metric
+    from assay.results import (
+        MetricResult,
+        Report,
+        TestResult,
+        TokenUsage,
+        ToolInvocation,
+        TurnResult,
+    )
+    from assay.runner.observer import RunStart
+    from assay.targets import Reply, Target, TurnRequest
+
+# each lazily imported name, and the module it comes from
+_LAZY = {
+    "run": "assay.api",
+    "run_async": "assay.api",
+    "RunOptions": "assay.config",
+    "RunStart": "assay.runner.observer",
+    "LoadedSuite": "assay.cases",
+    "TestCase": "assay.cases",
+    "load_suite": "assay.cases",
+    "parse_suite": "assay.cases",
+    "Metric": "assay.metrics",
+    "MetricContext": "assay.metrics",
+    "MetricOptions": "assay.metrics",
+    "Score": "assay.metrics",
+    "metric": "assay.metrics",
+    "MetricResult": "assay.results",
+    "Report": "assay.results",
+    "TestResult": "assay.results",
+    "TokenUsage": "assay.results",
+    "ToolInvocation": "assay.results",
+    "TurnResult": "assay.results",
+    "Reply": "assay.targets",
+    "Target": "assay.targets",
+    "TurnRequest": "assay.targets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # imported once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AssayError",
@@ -31,6 +93,8 @@ __all__ = [
     "MetricResult",
     "Reply",
     "Report",
+    "RunOptions",
+    "RunStart",
     "Score",
     "SessionLost",
     "StoreError",
@@ -46,4 +110,6 @@ __all__ = [
     "load_suite",
     "metric",
     "parse_suite",
+    "run",
+    "run_async",
 ]

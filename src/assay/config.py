@@ -7,6 +7,7 @@ test cases (matchers, metric instances) and reports problems with their field pa
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -284,6 +285,75 @@ class ExecutionConfig(_Strict):
     metric_timeout_s: float = Field(default=DEFAULT_METRIC_TIMEOUT_S, gt=0)
     retries: int = Field(default=DEFAULT_RETRIES, ge=0)
     repeat: int = Field(default=1, ge=1)
+
+
+class RunOptions(BaseModel):
+    """Every option of a run, one list for the three ways in: ``assay.run(...)``'s keyword
+    arguments, ``assay run``'s flags (``--turn-timeout-s``; ``datasets`` is ``dataset=`` and
+    ``--dataset``) and, for the keys of ``execution:``, the suite.
+
+    The one override rule: an option given (to ``assay.run`` or on the command line) wins
+    over the suite's ``execution:``, which wins over the default. ``target`` and ``judge``
+    replace the suite's own; ``datasets`` are added to the suite's ``datasets:``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    datasets: list[Path] = Field(
+        default_factory=list,
+        description="a CSV/XLSX/JSONL file whose rows are added as tests (repeatable)",
+    )
+    target: str | None = Field(
+        default=None,
+        description="the agent to test, replacing the suite's target: an http(s) URL, demo, "
+        "or module:function",
+    )
+    judge: str | None = Field(
+        default=None,
+        description="PROVIDER:MODEL (openai or anthropic) for judge metrics and goal tests, "
+        "replacing the suite's judge",
+    )
+    judge_base_url: str | None = Field(
+        default=None, description="the judge's server, e.g. a local Ollama's /v1 URL"
+    )
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"conversations run at once (execution.concurrency, default "
+        f"{DEFAULT_CONCURRENCY})",
+    )
+    repeat: int | None = Field(
+        default=None, ge=1, description="run each test K times (execution.repeat, default 1)"
+    )
+    limit: int | None = Field(default=None, ge=1, description="run only the first N tests")
+    turn_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description=f"seconds one turn may take (execution.turn_timeout_s, default "
+        f"{DEFAULT_TURN_TIMEOUT_S:g})",
+    )
+    metric_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description=f"seconds one metric may take on one turn (execution.metric_timeout_s, "
+        f"default {DEFAULT_METRIC_TIMEOUT_S:g})",
+    )
+    retries: int | None = Field(
+        default=None,
+        ge=0,
+        description=f"retries of a failed connection, 429 or 5xx (execution.retries, default "
+        f"{DEFAULT_RETRIES})",
+    )
+    no_cache: bool = Field(default=False, description="bypass the judge response cache")
+
+    def execution(self, suite: ExecutionConfig) -> ExecutionConfig:
+        """The suite's ``execution:`` (its defaults filled in) with the options given here."""
+        given = {
+            name: value
+            for name in ExecutionConfig.model_fields
+            if (value := getattr(self, name)) is not None
+        }
+        return suite.model_copy(update=given)
 
 
 class MetricSpec(_Open):

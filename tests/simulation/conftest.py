@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
+import assay
 from assay.models._structured import forget_modes
 from assay.net import reset_limiters
 from assay.results.models import Report, TestResult
-from assay.runner import RunJob, RunRequest
-from assay.store import open_store
 from tests.cli.conftest import assay_cli  # noqa: F401  (a fixture, for the CLI tests here)
 from tests.fakes.llm_server import ScriptedLLM, scripted_llm
 from tests.simulation.scripted import GoalModel
@@ -72,14 +71,7 @@ def goal_suite(
 
 def run_suite(path: Path, **request: Any) -> Report:
     url = f"sqlite:///{path.parent / '.assay' / 'assay.db'}"
-    store = open_store(url)
-    try:
-        outcome = RunJob(
-            store, RunRequest(suite=path, **request), progress=False, store_url=url
-        ).execute()
-        return store.load_report(outcome.run.id)
-    finally:
-        store.close()
+    return assay.run(path, store=url, **request)
 
 
 def only(report: Report) -> TestResult:

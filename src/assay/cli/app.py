@@ -16,6 +16,7 @@ from assay._isolation import describe
 from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
+from assay.version import __version__
 
 app = typer.Typer(
     name="assay",
@@ -24,6 +25,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"assay {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="print assay's version and exit",
+    ),
+) -> None:
+    """Test LLM agents and chatbots turn by turn."""
+
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 out_console = Console(highlight=False, soft_wrap=True)

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import typer
 
+from assay.cli._progress import execute_with_progress
 from assay.cli.app import app, out_console, user_errors
 from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
 from assay.reporters import write_report
-from assay.runner import RunJob, RunRequest
+from assay.runner import run_options
 from assay.store import open_store
 
 SUITE = Path("examples") / "travel" / "suite.yaml"
@@ -45,10 +46,10 @@ def demo(
     """Test the built-in travel agent with the example suite (no API key needed)."""
     suite = find_suite()
     out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
+    options = run_options({"judge": judge, "judge_base_url": judge_base_url})
     opened = open_store(store)
-    request = RunRequest(suite=suite, judge=judge, judge_base_url=judge_base_url)
     try:
-        outcome = RunJob(opened, request, store_url=store).execute()
+        outcome = execute_with_progress(suite, options, opened, store)
         print_summary(outcome.run, outcome.summary, outcome.shown, out_console)
         report = opened.load_report(outcome.run.id)
         write_report(report, REPORT, "html")

@@ -1,5 +1,9 @@
 """``assay run``: run a suite (and/or datasets) against a target, store every result, report,
-and exit 0 (all passed), 1 (some failed), 2 (invalid input), 3 (could not execute)."""
+and exit 0 (all passed), 1 (some failed), 2 (invalid input), 3 (could not execute).
+
+A thin adapter on ``assay.api.execute``, the run under ``assay.run``: its flags are the
+fields of ``RunOptions`` (with their help), and it adds the progress bar, SIGTERM, the
+summary and the report files."""
 
 from __future__ import annotations
 
@@ -11,28 +15,49 @@ from types import FrameType
 
 import typer
 
+from assay.cli._progress import execute_with_progress
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.summary import exit_code, print_summary
+from assay.config import RunOptions
 from assay.errors import ConfigError, Problem, StoreError
 from assay.reporters import format_for_path, render, write_report
-from assay.runner import RunJob, RunRequest
+from assay.runner import run_options
 from assay.store import open_store
 
 EXIT_INTERRUPTED = 130
+
+
+def _flag(name: str) -> str:
+    """A RunOptions field's flag: ``turn_timeout_s`` is ``--turn-timeout-s``."""
+    return "--dataset" if name == "datasets" else "--" + name.replace("_", "-")
+
+
+# a flag's help is its option's description: one text for the CLI, the API and the docs
+HELP = {name: field.description or "" for name, field in RunOptions.model_fields.items()}
 
 
 @app.command()
 @user_errors
 def run(
     suite: Path | None = typer.Argument(None, help="the suite file (YAML)"),
-    dataset: list[Path] = typer.Option([], "--dataset", help="a CSV/XLSX/JSONL file of tests"),
-    target: str | None = typer.Option(None, "--target", help="a URL or module:function"),
-    concurrency: int | None = typer.Option(
-        None, "--concurrency", min=1, help="tests run at once (default: the suite's execution)"
+    datasets: list[Path] = typer.Option([], "--dataset", help=HELP["datasets"]),
+    target: str | None = typer.Option(None, "--target", help=HELP["target"]),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help=HELP["concurrency"]),
+    repeat: int | None = typer.Option(None, "--repeat", min=1, help=HELP["repeat"]),
+    limit: int | None = typer.Option(None, "--limit", min=1, help=HELP["limit"]),
+    turn_timeout_s: float | None = typer.Option(
+        None, "--turn-timeout-s", help=HELP["turn_timeout_s"]
     ),
-    repeat: int | None = typer.Option(None, "--repeat", min=1, help="run each test K times"),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="run the first N tests"),
+    metric_timeout_s: float | None = typer.Option(
+        None, "--metric-timeout-s", help=HELP["metric_timeout_s"]
+    ),
+    retries: int | None = typer.Option(None, "--retries", min=0, help=HELP["retries"]),
+    judge: str | None = typer.Option(None, "--judge", help=HELP["judge"]),
+    judge_base_url: str | None = typer.Option(
+        None, "--judge-base-url", help=HELP["judge_base_url"]
+    ),
+    no_cache: bool = typer.Option(False, "--no-cache", help=HELP["no_cache"]),
     out: list[Path] = typer.Option([], "--out", help="write a report here (repeatable)"),
     fmt: list[str] = typer.Option([], "--format", help="json|markdown|junit|html (repeatable)"),
     store: str | None = typer.Option(
@@ -40,11 +65,6 @@ def run(
     ),
     resume: str | None = typer.Option(None, "--resume", help="re-run what RUN_ID did not finish"),
     executor: str = typer.Option("local", "--executor", help="local"),
-    judge: str | None = typer.Option(None, "--judge", help="PROVIDER:MODEL"),
-    judge_base_url: str | None = typer.Option(
-        None, "--judge-base-url", help="the judge's OpenAI-compatible endpoint, e.g. a local one"
-    ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="bypass the judge response cache"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
     verbose: bool = typer.Option(False, "--verbose", help="explain passing turns too"),
     strict: bool = typer.Option(
@@ -52,6 +72,8 @@ def run(
     ),
 ) -> None:
     """Run a suite and report per-turn results."""
+    given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
+    options = run_options(given, spell=_flag)
     if executor != "local":
         raise ConfigError(
             [
@@ -65,17 +87,13 @@ def run(
                 )
             ]
         )
-    if suite is None and not dataset and resume is None:
+    if suite is None and not datasets and resume is None:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     outputs = _outputs(out, fmt)
-    request = RunRequest(
-        suite, list(dataset), target, judge, judge_base_url, concurrency, repeat, limit, no_cache
-    )
     opened = open_store(store)
     try:
-        job = RunJob(opened, request, resume=resume, progress=not quiet, store_url=store)
         with _sigterm_as_ctrl_c():
-            outcome = job.execute()
+            outcome = execute_with_progress(suite, options, opened, store, resume, not quiet)
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console
         print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet, verbose)

@@ -1,29 +1,38 @@
-"""One ``assay run`` from request to stored results: plan, store, run, summarise.
+"""One run from request to stored results: plan, store, run, summarise. ``assay.run`` and
+``assay run`` are built on it.
 
-Every finished test is written to the store as it finishes (in batches, by a forked writer
-process), so memory does not grow with the number of tests and a run killed at any moment
-loses nothing that was written; ``--resume`` re-runs only the tests without a stored result.
+Every finished test is written to the store as it finishes (in batches, by the result
+writer), so memory does not grow with the number of tests and a run killed at any moment
+loses nothing that was written; ``resume`` re-runs only the tests without a stored result.
+
+``execute_async`` is the run, awaitable in any event loop; cancelling it (or Ctrl-C under
+``execute``, which runs it in a loop of its own) stops the run cleanly: every finished result
+is stored and the run is marked interrupted, resumable.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
-from assay.results.models import ReportSummary, RunInfo, TestResult
+from assay.results.models import RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
+from assay.runner._holding import hold_in_this_process, let_go_in_this_process
 from assay.runner.conversation import CaseSettings, now_iso
+from assay.runner.observer import Observer, RunStart
+from assay.runner.outcome import JobOutcome, Shown
 from assay.runner.plan import RunPlan, plan_run
-from assay.runner.progress import RunProgress
 from assay.runner.request import (
     ENDPOINT_OPTIONS,
+    IN_MEMORY,
     RunRequest,
     check_endpoints,
     endpoints,
@@ -40,33 +49,6 @@ from assay.version import __version__
 
 if TYPE_CHECKING:
     from assay.models import ChatModel, ResponseCache
-
-# The terminal table shows every test of a small run, or up to this many that did not pass.
-SHOWN_ROWS = 50
-
-
-@dataclass
-class JobOutcome:
-    run: RunInfo
-    summary: ReportSummary
-    shown: list[TestResult]  # what the terminal table lists, in test order
-    interrupted: bool = False
-    resume_command: str = ""  # how to resume this run, endpoint options included
-
-
-@dataclass
-class _Shown:
-    """Keeps the few results the terminal table needs, not every result of a big run."""
-
-    total: int
-    kept: dict[int, TestResult] = field(default_factory=dict)
-
-    def add(self, position: int, result: TestResult) -> None:
-        if self.total <= SHOWN_ROWS or (not result.passed and len(self.kept) < SHOWN_ROWS):
-            self.kept[position] = result
-
-    def ordered(self) -> list[TestResult]:
-        return [self.kept[k] for k in sorted(self.kept)]
 
 
 def git_commit() -> str | None:
@@ -110,29 +92,35 @@ class RunJob:
         store: Store,
         request: RunRequest,
         resume: str | None = None,
-        progress: bool = True,
         store_url: str | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self.store = store
         self.store_url = store_url
-        self.progress = progress
+        self.observer = observer or Observer()
         self.holder = RunHolder.this_process()
         self.resume_id: str | None = None
+        self.outcome: JobOutcome | None = None  # set when the run has ended, even interrupted
         stored_fingerprint: str | None = None
         inputs: dict[str, Any] = {}
         started = RunRequest()
         if resume is not None:
             self.resume_id = store.resolve_run_id(resume)
             inputs = store.run_inputs(self.resume_id)
-            started = RunRequest.from_inputs(inputs.get("request") or {})
-            request = started.resumed_with(request, self.resume_id)
+            stored = inputs.get("request") or {}
+            started = RunRequest.from_inputs(stored)
+            request = started.resumed_with(request, self.resume_id, bool(stored.get(IN_MEMORY)))
             stored_fingerprint = inputs.get("fingerprint")
         self.request = request
         self.plan: RunPlan = self._plan(started)
+        # the one override rule: an option given > the suite's execution: > the default
+        execution = request.options.execution(self.plan.suite.execution)
+        self.plan.suite = self.plan.suite.model_copy(update={"execution": execution})
         self.endpoints = endpoints(self.plan.target, self.plan.judge)
         if self.resume_id is not None:
             check_endpoints(self.resume_id, inputs.get("endpoints"), self.endpoints, started)
-        self.fingerprint = fingerprint(self.plan.files)
+        suite = request.suite if isinstance(request.suite, LoadedSuite) else None
+        self.fingerprint = fingerprint(self.plan.files, suite)
         if self.resume_id and stored_fingerprint and stored_fingerprint != self.fingerprint:
             raise ConfigError(
                 [
@@ -146,27 +134,31 @@ class RunJob:
                     )
                 ]
             )
-        execution = self.plan.suite.execution
-        self.repeat = request.repeat or execution.repeat
-        self.concurrency = request.concurrency or execution.concurrency
-        self.cases = self.plan.cases[: request.limit] if request.limit else self.plan.cases
+        self.repeat = execution.repeat
+        self.concurrency = execution.concurrency
+        limit = request.options.limit
+        self.cases = self.plan.cases[:limit] if limit else self.plan.cases
         self._goal: Any = None  # an assay.simulation.GoalRuntime, once execute builds it
         self.names = _stored_names(self.cases)
+        self._stop_requested = False
+        self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
 
     def _plan(self, started: RunRequest) -> RunPlan:
-        request = self.request
+        request, options = self.request, self.request.options
         try:
             return plan_run(
                 request.suite,
-                request.datasets,
-                request.target,
-                request.judge,
-                request.judge_base_url,
+                list(options.datasets),
+                options.target,
+                options.judge,
+                options.judge_base_url,
             )
         except ConfigError as exc:
             # no target: a resume without the --target the run started with? say that
             missing = [
-                n for n in ENDPOINT_OPTIONS if getattr(started, n) and not getattr(request, n)
+                n
+                for n in ENDPOINT_OPTIONS
+                if getattr(started.options, n) and not getattr(options, n)
             ]
             no_target = any(problem.path == "target" for problem in exc.problems)
             if self.resume_id is None or not missing or not no_target:
@@ -175,11 +167,17 @@ class RunJob:
             raise endpoints_refused(self.resume_id, why, started) from None
 
     def _start_run(self, target: Target) -> tuple[RunInfo, set[tuple[str, int]]]:
+        """The run, stored and held by this process, and the results it has already."""
         if self.resume_id is not None:
-            self.store.claim_run(self.resume_id, self.holder, time.time())  # or RunLocked
-            run = self.store.get_run(self.resume_id)
-            assert run is not None  # resolve_run_id found it
-            return run, self.store.completed_keys(run.id)
+            hold_in_this_process(self.resume_id, self.holder)
+            try:
+                self.store.claim_run(self.resume_id, self.holder, time.time())  # or RunLocked
+                run = self.store.get_run(self.resume_id)
+                assert run is not None  # resolve_run_id found it
+                return run, self.store.completed_keys(run.id)
+            except BaseException:
+                let_go_in_this_process(self.resume_id)
+                raise
         run = RunInfo(
             id=uuid.uuid4().hex,
             suite_name=self.plan.suite.name,
@@ -195,10 +193,15 @@ class RunJob:
             "fingerprint": self.fingerprint,
             "endpoints": self.endpoints,
         }
-        self.store.create_run(run, self.fingerprint, inputs, self.holder, time.time())
+        hold_in_this_process(run.id, self.holder)
+        try:
+            self.store.create_run(run, self.fingerprint, inputs, self.holder, time.time())
+        except BaseException:
+            let_go_in_this_process(run.id)
+            raise
         return run, set()
 
-    def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: _Shown) -> None:
+    def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: Shown) -> None:
         """A summary (and terminal table) built from the results stored: a resumed run's
         start, or a run's end when the store replaced some results by errors."""
         positions = {
@@ -215,7 +218,11 @@ class RunJob:
             return None, None
         from assay.models import ResponseCache, default_cache_path, make_model
 
-        cache = None if self.request.no_cache else ResponseCache(default_cache_path(self.store_url))
+        cache = (
+            None
+            if self.request.options.no_cache
+            else ResponseCache(default_cache_path(self.store_url))
+        )
         return make_model(self.plan.judge, cache, source=self.plan.source), cache
 
     def _goal_runtime(self, judge: ChatModel | None, cache: ResponseCache | None) -> Any:
@@ -234,14 +241,44 @@ class RunJob:
         return GoalRuntime(simulator, judge, contracts)
 
     def execute(self) -> JobOutcome:
-        target = self.plan.make_target()
-        judge, cache = self._judge()
-        self._goal = self._goal_runtime(judge, cache)
+        """The run in an event loop of its own (``asyncio.run``). Ctrl-C stops it cleanly:
+        the outcome is then the interrupted run's. Not from inside a running event loop:
+        await ``execute_async`` there."""
         try:
-            return self._execute(target, judge)
+            return asyncio.run(self.execute_async())
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            if self.outcome is None or not self.outcome.interrupted:
+                raise  # before the run was stored, or during its clean-up
+            return self.outcome
+
+    def cancel(self) -> None:
+        """Stop the run as Ctrl-C would, from any thread: what finished is stored and the
+        run is marked interrupted. Before the run starts, it will not start."""
+        self._stop_requested = True
+        if self._running is not None:
+            loop, task = self._running
+            with contextlib.suppress(RuntimeError):  # the loop closed: the run has ended
+                loop.call_soon_threadsafe(task.cancel)
+
+    async def execute_async(self) -> JobOutcome:
+        """The run, in the running event loop. Cancelled, it stores what finished, marks
+        the run interrupted (``self.outcome``) and raises CancelledError."""
+        task = asyncio.current_task()
+        assert task is not None  # a coroutine awaited in a loop runs in a task
+        self._running = (asyncio.get_running_loop(), task)
+        if self._stop_requested:  # cancel() came first (it reads _running after its flag)
+            raise asyncio.CancelledError
+        try:
+            target = self.plan.make_target()
+            judge, cache = self._judge()
+            self._goal = self._goal_runtime(judge, cache)
+            try:
+                return await self._execute(target, judge)
+            finally:
+                if cache is not None:
+                    cache.close()
         finally:
-            if cache is not None:
-                cache.close()
+            self._running = None
 
     def _slots(self) -> Iterator[tuple[int, TestCase, int]]:
         return _slots(self.cases, self.repeat)
@@ -249,7 +286,7 @@ class RunJob:
     def _slot_names(self) -> Iterator[str]:
         return (name for name in self.names for _ in range(self.repeat))
 
-    def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
+    async def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
         run, done = self._start_run(target)
         work = [
             slot
@@ -257,7 +294,7 @@ class RunJob:
             if (name, slot[2]) not in done
         ]
         builder = SummaryBuilder(self.repeat)
-        shown = _Shown(len(self.cases) * self.repeat)
+        shown = Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
         writer = ResultWriter(self.store.reopen, run.id, self.holder)  # its own connections
@@ -269,25 +306,27 @@ class RunJob:
             goal=self._goal,
         )
         status = "failed"
+        stopped: BaseException | None = None  # the cancellation or Ctrl-C that stopped it
         try:
-            with RunProgress(len(work), enabled=self.progress) as progress:
 
-                def on_result(position: int, result: TestResult) -> None:
-                    result, payload = encode_result(result)
-                    writer.add(position, payload)
-                    builder.add(result)
-                    shown.add(position, result)
-                    progress.advance(result)
+            def on_result(position: int, result: TestResult) -> None:
+                result, payload = encode_result(result)
+                writer.add(position, payload)  # handed to the store before anyone sees it
+                builder.add(result)
+                shown.add(position, result)
+                self.observer.finished(result)
 
-                asyncio.run(self._drive(target, judge, work, settings, on_result))
+            total = len(self.cases) * self.repeat
+            self.observer.started(RunStart(run.model_copy(), total, total - len(work)))
+            await self._drive(target, judge, work, settings, on_result)
             status = "completed"
-        except KeyboardInterrupt:
-            status = "interrupted"
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+            status, stopped = "interrupted", exc
         finally:
             try:
                 writer.close()  # every result handed over is written before the status
                 if writer.replaced:  # the store kept error results for these: count those
-                    builder, shown = SummaryBuilder(self.repeat), _Shown(shown.total)
+                    builder, shown = SummaryBuilder(self.repeat), Shown(shown.total)
                     self._seed(run, builder, shown)
             except BaseException:
                 status = "failed"  # results were lost on the way to the store
@@ -300,16 +339,23 @@ class RunJob:
                         run.finished_at = now_iso()
                         self.store.finish_run(run.id, run.status, summary, run.finished_at)
                     else:
+                        run.status = "failed"
                         self.store.set_status(run.id, "failed")
                 finally:
-                    self.store.release_run(run.id, self.holder)
-        return JobOutcome(
+                    try:
+                        self.store.release_run(run.id, self.holder)
+                    finally:
+                        let_go_in_this_process(run.id)
+        self.outcome = JobOutcome(
             run,
             summary,
             shown.ordered(),
             status == "interrupted",
             self.request.resume_command(run.id),
         )
+        if stopped is not None:
+            raise stopped
+        return self.outcome
 
     async def _drive(
         self,

@@ -46,7 +46,7 @@ def parse_judge_option(value: str) -> ModelConfig:
 
 
 def plan_run(
-    suite_path: Path | None,
+    suite_path: Path | LoadedSuite | None,
     datasets: list[Path],
     target_option: str | None,
     judge_option: str | None,
@@ -54,7 +54,10 @@ def plan_run(
 ) -> RunPlan:
     if suite_path is None and not datasets:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
-    if suite_path is not None:
+    if isinstance(suite_path, LoadedSuite):  # loaded (or parsed) by the caller: assay.run
+        loaded, suite_path = suite_path, suite_path.path
+        base_dir = loaded.base_dir
+    elif suite_path is not None:
         loaded = load_suite(suite_path)
         base_dir = loaded.base_dir
     else:

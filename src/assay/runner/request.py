@@ -10,88 +10,147 @@ differ is refused, naming both.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from assay.config import ModelConfig, TargetConfig
+from pydantic import ValidationError
+
+from assay.cases import LoadedSuite
+from assay.cases._problems import pydantic_problems
+from assay.config import ModelConfig, RunOptions, TargetConfig
 from assay.errors import ConfigError, Problem
 from assay.secrets import REDACTOR
 
 ENDPOINT_OPTIONS = ("target", "judge", "judge_base_url")
+# what decides which tests a run has and how they are counted: a resume must not change it
+FIXED_ON_RESUME = ("datasets", "repeat", "limit")
+# a suite given to assay.run as an object, not a file: a resume needs it given again
+IN_MEMORY = "in_memory_suite"
+
+
+def run_options(values: dict[str, Any], spell: Callable[[str], str] = str) -> RunOptions:
+    """``RunOptions`` from the options given, or a ConfigError naming each bad one as
+    ``spell`` writes it (``--concurrency`` on the command line, ``concurrency`` in Python)."""
+    try:
+        return RunOptions.model_validate(values)
+    except ValidationError as exc:
+        problems = pydantic_problems("options", exc)
+        field_names = [str(err["loc"][0]) if err["loc"] else "" for err in exc.errors()]
+        raise ConfigError(
+            [
+                Problem(p.source, spell(name) if name else p.path, p.message)
+                for p, name in zip(problems, field_names, strict=True)
+            ]
+        ) from None
 
 
 @dataclass
 class RunRequest:
-    suite: Path | None = None
-    datasets: list[Path] = field(default_factory=list)
-    target: str | None = None
-    judge: str | None = None
-    judge_base_url: str | None = None
-    concurrency: int | None = None
-    repeat: int | None = None
-    limit: int | None = None
-    no_cache: bool = False
+    """What a run was asked for: its suite (a file, a suite object, or none with datasets
+    only) and its options."""
+
+    suite: Path | LoadedSuite | None = None
+    options: RunOptions = field(default_factory=RunOptions)
+
+    @property
+    def suite_path(self) -> Path | None:
+        return self.suite.path if isinstance(self.suite, LoadedSuite) else self.suite
+
+    @property
+    def in_memory(self) -> bool:
+        """The suite was given as an object with no file behind it."""
+        return isinstance(self.suite, LoadedSuite) and self.suite.path is None
 
     def to_inputs(self) -> dict[str, Any]:
-        """JSON-able, with absolute paths, so a resume works from any folder."""
-        data = asdict(self)
-        data["suite"] = str(self.suite.resolve()) if self.suite else None
-        data["datasets"] = [str(p.resolve()) for p in self.datasets]
-        data["target"] = _shown_url(self.target) if self.target else None
-        data["judge_base_url"] = _shown_url(self.judge_base_url) if self.judge_base_url else None
+        """JSON-able, with absolute paths, so a resume works from any folder; secrets in
+        URLs masked."""
+        data = self.options.model_dump(mode="json")
+        data["suite"] = str(self.suite_path.resolve()) if self.suite_path else None
+        data["datasets"] = [str(p.resolve()) for p in self.options.datasets]
+        for name in ("target", "judge_base_url"):
+            data[name] = _shown_url(data[name]) if data[name] else None
+        if self.in_memory:
+            data[IN_MEMORY] = True
         return data
 
     @classmethod
     def from_inputs(cls, data: dict[str, Any]) -> RunRequest:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        known["suite"] = Path(known["suite"]) if known.get("suite") else None
-        known["datasets"] = [Path(p) for p in known.get("datasets") or []]
-        return cls(**known)
+        """A stored request (also one stored by an older assay: unknown keys are ignored)."""
+        known = {k: v for k, v in data.items() if k in RunOptions.model_fields and v is not None}
+        suite = Path(data["suite"]) if data.get("suite") else None
+        return cls(suite, run_options(known))
 
-    def resumed_with(self, given: RunRequest, run_id: str) -> RunRequest:
-        """This stored request, with the options given to ``--resume``. A suite or dataset
-        given again must be the one the run started with; the endpoint options are the
-        ones given now (``check_endpoints`` then compares them with the stored run's)."""
-        if given.suite is not None and (
-            self.suite is None or given.suite.resolve() != self.suite.resolve()
+    def resumed_with(self, given: RunRequest, run_id: str, in_memory: bool = False) -> RunRequest:
+        """This stored request, with the options given to the resume. A suite or dataset
+        given again must be the one the run started with (a suite object is compared by
+        content, with the run's fingerprint); ``FIXED_ON_RESUME`` options too; the others
+        may be given anew, and the endpoint options are the ones given now
+        (``check_endpoints`` then compares them with the stored run's)."""
+        suite = self._resumed_suite(given, run_id, in_memory)
+        if given.options.datasets and {p.resolve() for p in given.options.datasets} != set(
+            self.options.datasets
         ):
-            raise _refuse(run_id, "SUITE", f"it was started with {self.suite or 'no suite'}")
-        if given.datasets and {p.resolve() for p in given.datasets} != set(self.datasets):
-            started = ", ".join(map(str, self.datasets)) or "no --dataset"
+            started = ", ".join(map(str, self.options.datasets)) or "no --dataset"
             raise _refuse(run_id, "--dataset", f"it was started with {started}")
-        for name in ("repeat", "limit"):
-            value = getattr(given, name)
-            if value is not None and value != getattr(self, name):
-                raise _refuse(run_id, f"--{name}", f"it was started with {getattr(self, name)}")
-        merged = RunRequest(**{**asdict(self)})
-        merged.concurrency = given.concurrency or self.concurrency
-        merged.no_cache = given.no_cache or self.no_cache
-        for name in ENDPOINT_OPTIONS:
-            setattr(merged, name, getattr(given, name))
-        return merged
+        for name in ("repeat", "limit"):  # the other options of FIXED_ON_RESUME
+            value = getattr(given.options, name)
+            if value is not None and value != getattr(self.options, name):
+                raise _refuse(
+                    run_id, f"--{name}", f"it was started with {getattr(self.options, name)}"
+                )
+        stored = self.options.model_dump(exclude=set(ENDPOINT_OPTIONS))
+        anew = given.options.model_dump(exclude_defaults=True, exclude=set(FIXED_ON_RESUME))
+        endpoints_now = {name: getattr(given.options, name) for name in ENDPOINT_OPTIONS}
+        return RunRequest(suite, RunOptions(**{**stored, **anew, **endpoints_now}))
+
+    def _resumed_suite(
+        self, given: RunRequest, run_id: str, in_memory: bool
+    ) -> Path | LoadedSuite | None:
+        if in_memory:  # nothing stored to read it back from: the caller gives it again
+            if not given.in_memory:
+                raise _refuse(
+                    run_id,
+                    "suite",
+                    "it was started with a suite given to assay.run as an object, which is "
+                    "not stored",
+                    "Pass the same suite object again",
+                )
+            return given.suite
+        if given.suite_path is not None and (
+            self.suite is None or given.suite_path.resolve() != self.suite_path
+        ):
+            started = self.suite or "no suite"
+            raise _refuse(run_id, "SUITE", f"it was started with {started}")
+        if given.in_memory:
+            raise _refuse(run_id, "suite", f"it was started with {self.suite or 'no suite'}")
+        return given.suite if given.suite is not None else self.suite
 
     def endpoint_options(self) -> str:
         """The endpoint options as they would be typed: what a resume must be given again."""
         return " ".join(
             f"--{name.replace('_', '-')} {_shown_url(value)}"
             for name in ENDPOINT_OPTIONS
-            if (value := getattr(self, name))
+            if (value := getattr(self.options, name))
         )
 
     def resume_command(self, run_id: str) -> str:
         return " ".join(f"assay run --resume {run_id[:12]} {self.endpoint_options()}".split())
 
 
-def _refuse(run_id: str, where: str, why: str) -> ConfigError:
+def _refuse(
+    run_id: str, where: str, why: str, fix: str = "Resume with no arguments"
+) -> ConfigError:
     return ConfigError(
         [
             Problem(
                 "options",
                 where,
                 f"cannot resume run {run_id[:12]} with a different {where}: {why}. "
-                "Resume with no arguments, or start a new run.",
+                f"{fix}, or start a new run.",
             )
         ]
     )
@@ -172,9 +231,13 @@ def endpoints_refused(run_id: str, why: str, started: RunRequest) -> ConfigError
     )
 
 
-def fingerprint(files: list[Path]) -> str:
-    """A SHA-256 of the suite and dataset files' contents: a resume must run the same tests."""
+def fingerprint(files: list[Path], suite: LoadedSuite | None = None) -> str:
+    """A SHA-256 of the suite and dataset files' contents (and of a suite given as an object,
+    as written): a resume must run the same tests."""
     digest = hashlib.sha256()
+    if suite is not None and suite.path is None:
+        written = json.dumps(suite.raw, sort_keys=True, default=str, ensure_ascii=False)
+        digest.update(b"<suite>\0" + written.encode("utf-8", "surrogatepass"))
     for path in files:
         digest.update(path.name.encode() + b"\0")
         try:

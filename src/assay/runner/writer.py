@@ -10,6 +10,12 @@ finishing and a run killed at any moment repeats, on resume, little more than th
 that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
 what is left in the pipe, stores it and exits.
 
+The writer is a forked process when the run's process has one thread (``assay run``, the
+dashboard's run worker), and a thread otherwise (``assay.run_async`` in a notebook or a web
+server): forking a process that runs other threads can deadlock the child on a lock one of
+them held, and a fresh interpreter would re-run the caller's script. A writer thread stores
+the same way; it only dies with the run's process.
+
 A batch the database refuses is written again row by row, so only the bad row is affected;
 a row refused on its own is stored as an error result for that test, with the reason.
 The writer also beats the run's heartbeat (see ``assay.store._lock``) while it lives.
@@ -22,6 +28,7 @@ import contextlib
 import json
 import multiprocessing
 import signal
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -115,14 +122,21 @@ def _writer_main(
     holder: RunHolder | None,
     inbox: Connection,
     outbox: Connection,
-    parents_end: Connection,
+    parents_end: Connection | None,
+    signal_mask: set[signal.Signals] | None = None,
 ) -> None:
-    """The writer process: read, batch, store; report the counts or the error at the end."""
-    parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
-    # Ctrl-C and SIGTERM are the run process's to handle, even when they reach the whole
-    # process group: this process ends when the pipe closes, after storing what it got.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    """The writer (process, or thread when ``parents_end`` is None): read, batch, store;
+    report the counts or the error at the end. A process starts with every signal blocked
+    and unblocks (``signal_mask``, its parent's) once the parent's handlers are let go."""
+    if parents_end is not None:  # a forked process
+        parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
+        # Ctrl-C and SIGTERM are the run process's to handle, even when they reach the whole
+        # process group: this process ends when the pipe closes, after storing what it got.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # an event loop's signal handlers write to its wake-up pipe, shared with the parent
+        signal.set_wakeup_fd(-1)
+        signal.pthread_sigmask(signal.SIG_SETMASK, signal_mask or set())
     written = 0
     replaced: list[int] = []
     try:
@@ -155,26 +169,57 @@ def _writer_main(
         outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
 
 
+def single_threaded() -> bool:
+    """Whether no other thread runs Python code here: then a fork is safe. (Native threads,
+    such as numpy's BLAS pool, park on their own and register their own fork handlers; a
+    Python thread may hold a lock the child needs: the import lock, logging's, an I/O
+    buffer's.)"""
+    return threading.active_count() == 1
+
+
 class ResultWriter:
-    """``add`` hands a result to the writer process; ``close`` waits until everything is
-    stored and raises the writer's failure, if any (a StoreError: exit 3). ``replaced``
-    lists the positions of results the store refused, stored as error results instead."""
+    """``add`` hands a result to the writer; ``close`` waits until everything is stored and
+    raises the writer's failure, if any (a StoreError: exit 3). ``replaced`` lists the
+    positions of results the store refused, stored as error results instead.
+
+    ``in_process``: a forked process (True) or a thread (False); by default a process when
+    forking is safe (``single_threaded``)."""
 
     def __init__(
-        self, open_store: StoreFactory, run_id: str, holder: RunHolder | None = None
+        self,
+        open_store: StoreFactory,
+        run_id: str,
+        holder: RunHolder | None = None,
+        in_process: bool | None = None,
     ) -> None:
+        self.in_process = single_threaded() if in_process is None else in_process
         context = multiprocessing.get_context("fork")  # inherits the imports: starts in ms
         receive, self._send = context.Pipe(duplex=False)
         self._replies, reply = context.Pipe(duplex=False)
-        self._process = context.Process(
-            target=_writer_main,
-            args=(open_store, run_id, holder, receive, reply, self._send),
-            daemon=True,
-            name="assay-writer",
-        )
-        self._process.start()
-        receive.close()
-        reply.close()
+        self._process: multiprocessing.process.BaseProcess | threading.Thread
+        if self.in_process:
+            # a signal waits until the child has let go of the parent's handlers
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+            try:
+                self._process = context.Process(
+                    target=_writer_main,
+                    args=(open_store, run_id, holder, receive, reply, self._send, mask),
+                    daemon=True,
+                    name="assay-writer",
+                )
+                self._process.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            receive.close()
+            reply.close()
+        else:  # its ends of the pipes are its own: closed when it ends
+            self._process = threading.Thread(
+                target=_writer_thread,
+                args=(open_store, run_id, holder, receive, reply),
+                daemon=True,
+                name="assay-writer",
+            )
+            self._process.start()
         self._pending: list[bytes] = []
         self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
@@ -237,3 +282,17 @@ class ResultWriter:
         self._process.join()
         if self.error is not None:
             raise self.error
+
+
+def _writer_thread(
+    open_store: StoreFactory,
+    run_id: str,
+    holder: RunHolder | None,
+    inbox: Connection,
+    outbox: Connection,
+) -> None:
+    try:
+        _writer_main(open_store, run_id, holder, inbox, outbox, None)
+    finally:
+        inbox.close()
+        outbox.close()

@@ -1,10 +1,13 @@
 """Starting runs from the dashboard and following them: the one place that knows how a run is
-started (swap it for ``assay.run_async`` once that exists).
+started.
 
-Each run is a child process (``assay.web._worker``) in a session of its own, running the
-same ``RunJob`` as ``assay run``; it reports its progress over a pipe, read by a thread here
-into a ``Job``. Stopping the server sends each running child one SIGINT, as Ctrl-C would the
-CLI: the run is marked interrupted with every finished result stored, and resumes.
+Each run is a child process (``assay.web._worker``) in a session of its own, running it with
+``assay.api.execute`` as ``assay run`` does; it reports its progress (the run's ``on_start``
+and ``on_result`` hooks) over a pipe, read by a thread here into a ``Job``. A process, not
+``assay.run_async`` in the server's own loop, because a run is the agent's and the metrics'
+code: nothing it does may stall or crash the server, and Ctrl-C must stop it alone.
+Stopping the server sends each running child one SIGINT, as Ctrl-C would the CLI: the run
+is marked interrupted with every finished result stored, and resumes.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.runner import RunRequest
+from assay.config import RunOptions
 
 RECENT = 10  # finished tests a job remembers, for the live page
 STOP_WAIT_S = 60.0  # how long a stopping server waits for its runs to store what they have
@@ -43,10 +46,9 @@ class RunSpec:
     judge_base_url: str | None = None
     resume: str | None = None  # a stored run to finish instead
 
-    def request(self) -> RunRequest:
-        return RunRequest(
-            suite=self.suite,
-            datasets=list(self.datasets),
+    def options(self) -> RunOptions:
+        return RunOptions(
+            datasets=[path.resolve() for path in self.datasets],
             target=self.target,
             judge=self.judge,
             judge_base_url=self.judge_base_url,
@@ -153,7 +155,8 @@ class Runs:
         job = Job(id=uuid.uuid4().hex[:12], label=label)
         payload = {
             "store": self.store_url,
-            "request": spec.request().to_inputs(),
+            "suite": str(spec.suite.resolve()) if spec.suite else None,
+            "options": spec.options().model_dump(mode="json"),
             "resume": spec.resume,
         }
         read_end, write_end = os.pipe()

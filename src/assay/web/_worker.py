@@ -1,6 +1,7 @@
 """A dashboard run in a process of its own: ``python -m assay.web._worker FD`` reads what to run
-(JSON) from standard input, runs it with the runner ``assay run`` uses, and reports on file
-descriptor FD, one JSON object a line:
+(JSON) from standard input, runs it with ``assay.api.execute`` (as ``assay run`` does), and
+reports on file descriptor FD, one JSON object a line, from the run's ``on_start`` and
+``on_result`` hooks:
 
 - ``{"event": "started", "run_id", "total", "done"}`` once the run is stored;
 - ``{"event": "result", "test", "status", "passed"}`` for each finished test;
@@ -19,20 +20,16 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
-from assay.cases.models import TestCase
+from assay.api import execute
 from assay.errors import AssayError
-from assay.models import ChatModel
 from assay.results.models import TestResult
 from assay.results.rollup import StatusCounts
-from assay.runner import RunJob, RunRequest
-from assay.runner.conversation import CaseSettings
-from assay.runner.scheduler import ResultSink
+from assay.runner import RunStart, run_options
 from assay.secrets import REDACTOR
 from assay.store import open_store
-from assay.targets.base import Target
 
 EXIT_INTERRUPTED = 130
 
@@ -52,56 +49,31 @@ class Events:
         except (OSError, ValueError):
             self.stream = None
 
+    def started(self, start: RunStart) -> None:
+        self.emit(event="started", run_id=start.run.id, total=start.total, done=start.done)
 
-class ObservedJob(RunJob):
-    """A RunJob that reports its run id and each finished test as it goes.
-
-    This hooks the runner's ``_drive``: the one place that sees the run id and every result
-    before the public ``assay.run_async(on_result=...)`` exists; replace it with that."""
-
-    def __init__(self, events: Events, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.events = events
-
-    async def _drive(
-        self,
-        target: Target,
-        judge: ChatModel | None,
-        work: Iterable[tuple[int, TestCase, int]],
-        settings: CaseSettings,
-        on_result: ResultSink,
-    ) -> None:
-        work = list(work)
-        total = len(self.cases) * self.repeat
-        self.events.emit(
-            event="started", run_id=settings.run_id, total=total, done=total - len(work)
-        )
-
-        def observed(position: int, result: TestResult) -> None:
-            on_result(position, result)
-            self.events.emit(
-                event="result", test=result.test_name, status=result.status, passed=result.passed
-            )
-
-        await super()._drive(target, judge, work, settings, observed)
+    def result(self, result: TestResult) -> None:
+        self.emit(event="result", test=result.test_name, status=result.status, passed=result.passed)
 
 
 def run(spec: dict[str, Any], events: Events) -> int:
-    """Run ``spec`` (``store``, ``request``: RunRequest inputs, ``resume``); the exit code."""
-    request = RunRequest.from_inputs(spec.get("request") or {})
+    """Run ``spec`` (``store``, ``suite``, ``options``: RunOptions, ``resume``); the exit
+    code."""
     store_url = spec.get("store")
+    suite = Path(spec["suite"]) if spec.get("suite") else None
     try:
+        options = run_options(spec.get("options") or {})
         store = open_store(store_url)
         try:
-            job = ObservedJob(
-                events,
-                store,
-                request,
-                resume=spec.get("resume"),
-                progress=False,
+            outcome = execute(
+                suite,
+                options,
+                store=store,
                 store_url=store_url,
+                resume=spec.get("resume"),
+                on_start=events.started,
+                on_result=events.result,
             )
-            outcome = job.execute()
         finally:
             store.close()
     except AssayError as exc:

@@ -1,9 +1,11 @@
-"""Live progress for a run: a rich bar on a terminal, plain lines otherwise."""
+"""Live progress for ``assay run``: a rich bar on a terminal, plain lines otherwise, fed by
+the run's ``on_start`` and ``on_result`` hooks."""
 
 from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -17,16 +19,24 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from assay.api import execute
+from assay.config import RunOptions
 from assay.results.models import TestResult
 from assay.results.rollup import StatusCounts
+from assay.runner.observer import RunStart
+from assay.runner.outcome import JobOutcome
+from assay.store import Store
 
 PLAIN_INTERVAL_S = 5.0
 
 
 class RunProgress:
-    """Counts finished tests; draws a bar (terminal) or prints a line every few seconds."""
+    """Counts finished tests; draws a bar (terminal) or prints a line every few seconds.
+    ``start`` when the run's size is known, ``stop`` when it ends (or use ``with``)."""
 
-    def __init__(self, total: int, console: Console | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self, total: int = 0, console: Console | None = None, enabled: bool = True
+    ) -> None:
         self.total = total
         self.done = 0
         self.counts = StatusCounts()
@@ -49,15 +59,24 @@ class RunProgress:
                 transient=True,
             )
 
+    def start(self, start: RunStart) -> None:
+        """``on_start``: the tests left to run are the bar's total."""
+        self.total = start.remaining
+        self.started = self._last_line = time.monotonic()
+        self.__enter__()
+
+    def stop(self) -> None:
+        self.__exit__()
+
     def __enter__(self) -> RunProgress:
-        if self._bar is not None:
+        if self._bar is not None and self._task is None:
             self._bar.start()
             counts = self.counts.words()
             self._task = self._bar.add_task("run", total=self.total, counts=counts, rate=0.0)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.stop()
 
     @property
@@ -92,3 +111,27 @@ class RunProgress:
             file=stream,
             flush=True,
         )
+
+
+def execute_with_progress(
+    suite: Path | None,
+    options: RunOptions,
+    store: Store,
+    store_url: str | None,
+    resume: str | None = None,
+    enabled: bool = True,
+) -> JobOutcome:
+    """``assay.api.execute`` with the progress bar drawn from the run's start to its end."""
+    progress = RunProgress(enabled=enabled)
+    try:
+        return execute(
+            suite,
+            options,
+            store=store,
+            store_url=store_url,
+            resume=resume,
+            on_start=progress.start,
+            on_result=progress.advance,
+        )
+    finally:
+        progress.stop()
