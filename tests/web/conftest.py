@@ -84,7 +84,9 @@ def _browser_missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop marked running in the
+# main thread until it stops, and a later test that runs a loop there would fail.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     reason = _browser_missing()
     if reason is not None:
