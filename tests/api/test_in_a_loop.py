@@ -102,6 +102,7 @@ async def test_a_run_is_not_run_twice_at_once_by_one_process(
         assay.run_async(path, store=store_url, on_start=lambda s: started.set())
     )
     await asyncio.wait_for(started.wait(), 60)
+    await asyncio.wait_for(_held(agent, "b"), 60)  # "a" is done, "b" is in flight
     with open_store(store_url) as store:
         [running] = store.list_runs()
     with pytest.raises(assay.ConfigError, match="is still running"):
@@ -110,7 +111,12 @@ async def test_a_run_is_not_run_twice_at_once_by_one_process(
     with pytest.raises(asyncio.CancelledError):
         await first
     asked = Counter(r.body["query"] for r in agent.requests)
-    assert set(asked.values()) == {1}  # no test was sent twice: the second run sent nothing
+    assert asked == {"a": 1, "b": 1}  # no test was sent twice: the second run sent nothing
+
+
+async def _held(agent: AgentServer, query: str) -> None:
+    while not any(r.body["query"] == query for r in agent.requests):
+        await asyncio.sleep(0.01)
 
 
 def test_the_api_installs_no_signal_handler(
