@@ -152,6 +152,7 @@ class RunJob:
                 options.target,
                 options.judge,
                 options.judge_base_url,
+                options.max_file_mb,
             )
         except ConfigError as exc:
             # no target: a resume without the --target the run started with? say that
