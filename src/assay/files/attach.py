@@ -19,7 +19,7 @@ def attach_files(
 ) -> tuple[list[TestCase], list[Path], list[Problem]]:
     """The cases with each turn's files read into ``attachments``; the files read (in
     order, each once: a resume's fingerprint covers them); and every problem found."""
-    reader = _Reader(int(max_file_mb * MB))
+    reader = _Reader(round(max_file_mb * MB))
     attached = [
         replace(case, turns=tuple(reader.turn(case, i, t) for i, t in enumerate(case.turns)))
         if any(turn.files for turn in case.turns)

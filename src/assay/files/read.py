@@ -104,13 +104,17 @@ def _read_bytes(ref: FileRef, max_bytes: int) -> bytes:
     size = path.stat().st_size
     if size > max_bytes:
         raise FileReadError(
-            f"the file is {size / MB:.1f} MB, over the limit of {max_bytes / MB:g} MB: attach "
-            "a smaller file, or raise execution.max_file_mb (--max-file-mb)"
+            f"the file is {_size(size)}, over the limit of {_size(max_bytes)}: attach a smaller "
+            "file, or raise execution.max_file_mb (--max-file-mb)"
         )
     try:
         return path.read_bytes()
     except OSError as exc:
         raise FileReadError(f"cannot read it: {exc.strerror or exc}") from None
+
+
+def _size(count: int) -> str:
+    return f"{count / MB:.1f} MB" if count >= MB else f"{count:,} bytes"
 
 
 def pdf_text(data: bytes) -> tuple[str, int]:

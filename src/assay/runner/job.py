@@ -128,8 +128,9 @@ class RunJob:
                         "options",
                         "--resume",
                         (
-                            f"the suite or dataset files changed since run {self.resume_id[:12]} "
-                            "started, so its stored results would not match; start a new run"
+                            f"the suite, dataset or attached files changed since run "
+                            f"{self.resume_id[:12]} started, so its stored results would not "
+                            "match; start a new run"
                         ),
                     )
                 ]
