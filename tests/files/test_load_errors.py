@@ -115,3 +115,31 @@ def test_a_resume_refuses_a_changed_attached_file(
     resumed = assay_cli("run", "--resume", run["id"], "--store", store)
     assert resumed.returncode == 2, resumed.stdout + resumed.stderr
     assert "attached files changed since run" in " ".join(resumed.stderr.split())
+
+
+def test_a_diff_sets_apart_a_test_whose_file_changed(
+    tmp_path: Path, agent_module: str, assay_cli: RunCli
+) -> None:
+    samples = write_samples(tmp_path / "docs")
+    tests = [
+        {"name": "reads-policy", "input": "read", "files": ["docs/policy.md"]},
+        {"name": "no-files", "input": "hi"},
+    ]
+    suite = {
+        "name": "diff",
+        "target": {"python": f"{agent_module}:respond"},
+        "metrics": [{"metric": "contains", "value": "40 EUR"}],
+        "tests": tests,
+    }
+    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(suite))
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert assay_cli("run", "suite.yaml", "--store", store).returncode == 1  # no-files fails
+    samples["md"].write_text("# Policy\n\nMeals: 45 EUR a day.\n", encoding="utf-8")
+    assert assay_cli("run", "suite.yaml", "--store", store).returncode == 1  # both fail now
+    runs = json.loads(assay_cli("runs", "--store", store, "--json").stdout)
+    b, a = (r["id"] for r in runs)  # newest first
+    diff = json.loads(assay_cli("diff", a, b, "--store", store, "--json").stdout)
+    assert diff["files_changed"] == [{"test_name": "reads-policy", "repeat_index": 0}]
+    assert diff["regressions"] == []  # its failure is the file's, not the agent's
+    assert diff["unchanged"] == 1
+    assert "1 with changed files set apart" in diff["summary"]

@@ -129,3 +129,32 @@ def test_a_two_argument_agent_runs_and_a_turn_with_files_fails_with_the_reason(
     [error] = failed.errors
     assert "attaches 1 file(s)" in error and "takes no files keyword" in error
     assert f"{agent_module}:two_arguments" in error and "files=None" in error
+
+
+def test_the_dashboard_lists_each_turns_files(
+    tmp_path: Path, samples: dict[str, Path], agent_module: str, store_url: str
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from assay.web import Settings, create_app
+
+    turns = [
+        {"input": "one", "files": ["docs/policy.md"]},
+        {"input": "two", "files": ["docs/expenses.xlsx"]},
+    ]
+    tests = [{"name": "dialogue", "turns": turns}]
+    report = assay.run(_suite(tmp_path, f"{agent_module}:respond", tests), store=store_url)
+    run = report.run.id
+    app = create_app(Settings(store_url=store_url, root=tmp_path))
+    with TestClient(app, base_url="http://127.0.0.1:8484") as client:
+        [item] = client.get(f"/api/runs/{run}/results").json()["items"]
+        html = client.get(f"/runs/{run}/tests/{item['id']}").text
+    xlsx_sha = _sha(samples["xlsx"])
+    size = samples["xlsx"].stat().st_size
+    policy = html.index("docs/policy.md (text/markdown")
+    workbook = html.index(
+        f"docs/expenses.xlsx (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,"
+        f" {size:,} bytes; Markdown tables, sheet Sheet1, 70 characters; sha256 "
+        f"{xlsx_sha[:12]}…)"
+    )
+    assert html.count("files sent") == 2 and policy < workbook  # turn 0's, then turn 1's

@@ -65,7 +65,7 @@ def turns_of(result: TestResult) -> list[TurnResult]:
 _HOW_READ = {
     "text": "text",
     "pdf": "PDF text",
-    "xlsx": "sheets as tables",
+    "xlsx": "Markdown tables",
     "image": "image",
     "binary": "bytes",
 }
@@ -78,7 +78,7 @@ def file_line(file: ProcessedFile) -> str:
     if file.pages is not None:
         how.append(f"{file.pages} page{'s' if file.pages != 1 else ''}")
     if file.sheets is not None:
-        how.append("sheets " + ", ".join(file.sheets))
+        how.append(f"sheet{'s' if len(file.sheets) != 1 else ''} " + ", ".join(file.sheets))
     if file.text_chars is not None:
         how.append(f"{file.text_chars:,} characters")
     return (
