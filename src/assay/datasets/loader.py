@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay._json import load_bounded
 from assay.datasets.columns import (
     ANSWER,
     CONTEXT,
@@ -216,7 +217,15 @@ def _check_unnamed(
 
 
 def split_files(cell: str) -> tuple[str, ...]:
-    """A files cell: paths separated by ``;``, blanks around them ignored."""
+    """A files cell: paths separated by ``;``, blanks around them ignored; in JSONL, also a
+    list of paths (``"files": ["a.md", "b.png"]``, which reaches here as its JSON)."""
+    if cell.startswith("["):
+        try:
+            listed = load_bounded(cell)
+        except ValueError:
+            listed = None
+        if isinstance(listed, list) and all(isinstance(p, str) for p in listed):
+            return tuple(p.strip() for p in listed if p.strip())
     return tuple(part.strip() for part in cell.split(";") if part.strip())
 
 
