@@ -1,5 +1,5 @@
-"""The four sample files in a folder of the test's own, and an agent module that answers
-with what it received."""
+"""The four sample files in a folder of the test's own, an agent module that answers with
+what it received, the HTTP agent (``agent``) and the scripted OpenAI server (``llm``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.api.conftest import agent, store_url  # noqa: F401 (the HTTP agent; a store)
 from tests.cli.conftest import assay_cli  # noqa: F401 (the CLI fixture)
+from tests.fakes.llm_server import ScriptedLLM, scripted_llm
 from tests.files.samples import write_samples
-from tests.targets.agent_server import AgentServer, agent_server
 
 # An agent that answers with a JSON list of what it got: each file's name, type, text, and
 # for bytes their length and their first bytes in hex (a PNG starts 89504e47).
@@ -51,11 +52,6 @@ def agent_module(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def http_agent() -> Iterator[AgentServer]:
-    with agent_server() as served:
-        yield served
-
-
-@pytest.fixture
-def store_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runs.db'}"
+def llm() -> Iterator[ScriptedLLM]:
+    with scripted_llm() as server:
+        yield server

@@ -19,8 +19,8 @@ from tests.targets.agent_server import AgentServer
 BODY = {"query": "{{ input }}", "session_id": "{{ session_id }}", "files": "{{ files }}"}
 
 
-def test_files_reach_an_http_agent_as_json_and_the_reports_list_them(
-    tmp_path: Path, samples: dict[str, Path], http_agent: AgentServer, assay_cli: RunCli
+def test_files_reach_an_agent_as_json_and_the_reports_list_them(
+    tmp_path: Path, samples: dict[str, Path], agent: AgentServer, assay_cli: RunCli
 ) -> None:
     data = tmp_path / "data"
     write_samples(data / "attachments")  # the dataset's files are relative to the dataset
@@ -32,7 +32,7 @@ def test_files_reach_an_http_agent_as_json_and_the_reports_list_them(
     )
     suite = {
         "name": "http-files",
-        "target": {"http": {"url": http_agent.chat_url, "body": BODY}},
+        "target": {"http": {"url": agent.chat_url, "body": BODY}},
         "metrics": [{"metric": "contains", "value": "turn"}],
         "datasets": ["data/rows.csv"],
         "tests": [
@@ -55,7 +55,7 @@ def test_files_reach_an_http_agent_as_json_and_the_reports_list_them(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
 
-    sent = {body["query"]: body["files"] for body in http_agent.bodies()}
+    sent = {body["query"]: body["files"] for body in agent.bodies()}
     png = base64.b64encode(samples["png"].read_bytes()).decode()
     assert sent["read the policy"] == [
         {"name": "policy.md", "mime_type": "text/markdown", "text": MARKDOWN, "base64": None},
@@ -105,18 +105,18 @@ def test_files_reach_an_http_agent_as_json_and_the_reports_list_them(
 
 
 def test_files_with_a_body_that_does_not_send_them_fail_the_turn_with_the_fix(
-    tmp_path: Path, samples: dict[str, Path], http_agent: AgentServer, assay_cli: RunCli
+    tmp_path: Path, samples: dict[str, Path], agent: AgentServer, assay_cli: RunCli
 ) -> None:
     suite = {
         "name": "http-no-files",
-        "target": {"http": {"url": http_agent.chat_url}},  # the default body: no files
+        "target": {"http": {"url": agent.chat_url}},  # the default body: no files
         "tests": [{"name": "t", "input": "hi", "files": ["docs/policy.md"]}],
     }
     (tmp_path / "suite.yaml").write_text(yaml.safe_dump(suite))
     done = assay_cli("run", "suite.yaml", "--store", f"sqlite:///{tmp_path / 'runs.db'}")
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'add "files": "{{ files }}" to target.http.body' in done.stdout
-    assert http_agent.requests == []  # never sent without its files
+    assert agent.requests == []  # never sent without its files
 
 
 def test_a_changed_file_changes_the_runs_fingerprint(

@@ -5,22 +5,14 @@ earlier turns' files in the history."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 import assay
-from tests.fakes.llm_server import ScriptedLLM, scripted_llm
+from tests.fakes.llm_server import ScriptedLLM
 from tests.files.samples import MARKDOWN, PDF_PAGES
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with scripted_llm() as server:
-        yield server
 
 
 def test_images_and_documents_become_content_parts_in_the_turn_and_the_history(
