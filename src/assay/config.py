@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from assay.limits import DEFAULT_MAX_FILE_MB
+
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TURN_TIMEOUT_S = 60.0
 DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-asks included
@@ -285,6 +287,7 @@ class ExecutionConfig(_Strict):
     metric_timeout_s: float = Field(default=DEFAULT_METRIC_TIMEOUT_S, gt=0)
     retries: int = Field(default=DEFAULT_RETRIES, ge=0)
     repeat: int = Field(default=1, ge=1)
+    max_file_mb: float = Field(default=DEFAULT_MAX_FILE_MB, gt=0)
 
 
 class RunOptions(BaseModel):
@@ -344,6 +347,12 @@ class RunOptions(BaseModel):
         description=f"retries of a failed connection, 429 or 5xx (execution.retries, default "
         f"{DEFAULT_RETRIES})",
     )
+    max_file_mb: float | None = Field(
+        default=None,
+        gt=0,
+        description=f"the largest file a test may attach, in MB (execution.max_file_mb, "
+        f"default {DEFAULT_MAX_FILE_MB:g})",
+    )
     no_cache: bool = Field(default=False, description="bypass the judge response cache")
 
     def execution(self, suite: ExecutionConfig) -> ExecutionConfig:
@@ -393,12 +402,33 @@ class ExpectedToolSpec(_Open):
         return dict(self.model_extra or {})
 
 
+class FileSpec(_Strict):
+    """A file attached to a turn: ``report.pdf`` or ``{path, mime_type, as: text|binary}``,
+    the path relative to the suite's folder."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    path: str = Field(min_length=1)
+    mime_type: str | None = None
+    read_as: Literal["text", "binary"] | None = Field(
+        default=None,
+        alias="as",
+        description="text: send its text (a PDF's, a workbook's as tables); binary: its bytes",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short(cls, value: Any) -> Any:
+        return _shorthand("path")(value)
+
+
 class TurnSpec(_Strict):
     input: str
     ground_truth: str | None = None
     context: str | None = None
     expected_tools: list[ExpectedToolSpec] | None = None
     metrics: list[MetricSpec] | None = None
+    files: list[FileSpec] | None = None
 
 
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
@@ -427,6 +457,7 @@ class TestSpec(_Strict):
     ground_truth: str | None = None
     context: str | dict[str, Any] | None = None  # also a goal test's additional context
     expected_tools: list[ExpectedToolSpec] | None = None
+    files: list[FileSpec] | None = None
     # scripted multi-turn
     turns: list[TurnSpec] | None = None
     expected_trajectory: list[ExpectedToolSpec] | None = None
@@ -455,7 +486,9 @@ class TestSpec(_Strict):
             )
         if self.turns is not None and not self.turns:
             raise ValueError("turns is empty: give at least one turn, or use input")
-        per_turn = [k for k in ("ground_truth", "expected_tools", "context") if getattr(self, k)]
+        per_turn = [
+            k for k in ("ground_truth", "expected_tools", "context", "files") if getattr(self, k)
+        ]
         if self.turns is not None and per_turn:
             raise ValueError(
                 f"{' and '.join(per_turn)} go on each turn of a multi-turn test, not on the "
@@ -475,8 +508,10 @@ class TestSpec(_Strict):
                 "a goal-driven test has no input: its simulated user writes the messages "
                 "(to script how the conversation opens, give turns:)"
             )
-        if self.ground_truth or self.expected_tools:
-            raise ValueError("ground_truth and expected_tools go on each turn, not on a goal test")
+        if self.ground_truth or self.expected_tools or self.files:
+            raise ValueError(
+                "ground_truth, expected_tools and files go on each turn, not on a goal test"
+            )
         if self.turns is not None and not self.turns:
             raise ValueError("turns is empty: give the opening turns, or leave turns out")
         if self.turns is not None and len(self.turns) > self.max_turns:

@@ -60,3 +60,9 @@ def too_many_digits() -> str:
 
 def too_deep() -> str:
     return f"nested more than {MAX_NESTING} levels deep: flatten it"
+
+
+# The largest file a test may attach (``files:``), in megabytes: the suite's
+# ``execution.max_file_mb`` or ``--max-file-mb`` changes it. A file is read whole and sent
+# with every turn that attaches it, so a bound keeps a stray video out of a run.
+DEFAULT_MAX_FILE_MB = 20.0

@@ -170,7 +170,7 @@ def test_template_and_mapping_problems_are_config_errors_with_their_path() -> No
         http("http://127.0.0.1:1/chat", body={"query": "{{ inptu }}"})
     assert str(info.value) == (
         "suite: target.http.body.query: unknown template variable 'inptu'; "
-        "the variables are input, session_id, turn_id, turn_index, history, vars"
+        "the variables are input, session_id, turn_id, turn_index, history, files, vars"
     )
     with pytest.raises(ConfigError, match=r"target\.http\.headers\.X-A: template syntax error"):
         http("http://127.0.0.1:1/chat", headers={"X-A": "{{ input "})

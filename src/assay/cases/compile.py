@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assay.cases.models import GoalSpec, TestCase, Turn
-from assay.config import ExpectedToolSpec, MetricSpec, Suite, TestSpec, TurnSpec
+from assay.config import ExpectedToolSpec, FileSpec, MetricSpec, Suite, TestSpec, TurnSpec
 from assay.datasets.model import DatasetRow
 from assay.errors import Problem
+from assay.files.model import FileRef
 from assay.limits import name_problem
 from assay.metrics import MetricConfigError, build_metric
 from assay.metrics.base import Metric
@@ -60,12 +62,33 @@ class MetricPlan:
 class Compiler:
     """Collects problems instead of stopping at the first, so a user fixes them in one go.
 
-    ``defaults`` are a turn's metrics when no list applies to it."""
+    ``defaults`` are a turn's metrics when no list applies to it; attached files' paths are
+    relative to ``base_dir`` (the suite's or the dataset's folder)."""
 
-    def __init__(self, source: str, defaults: tuple[Metric, ...] | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        defaults: tuple[Metric, ...] | None = None,
+        base_dir: Path | None = None,
+    ) -> None:
         self.source = source
         self.problems: list[Problem] = []
         self.defaults = default_metrics() if defaults is None else defaults
+        self.base_dir = base_dir or Path.cwd()
+
+    def files(self, specs: Sequence[FileSpec] | None, path: str) -> tuple[FileRef, ...]:
+        """The files a turn attaches, resolved; they are read when the run is planned."""
+        return tuple(
+            FileRef(
+                path=self.base_dir / spec.path,
+                written=spec.path,
+                source=self.source,
+                where=f"{path}[{i}]",
+                mime_type=spec.mime_type,
+                read_as=spec.read_as,
+            )
+            for i, spec in enumerate(specs or ())
+        )
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, path, message))
@@ -154,6 +177,7 @@ class Compiler:
             context=context,
             expected_tools=self.expected_tools(spec.expected_tools, f"{path}.expected_tools"),
             metrics=metrics,
+            files=self.files(spec.files, f"{path}.files"),
         )
 
     def test(self, spec: TestSpec, path: str, suite_metrics: tuple[Metric, ...] | None) -> TestCase:
@@ -215,6 +239,15 @@ class Compiler:
                 context=row.context,
                 expected_tools=row_tools,
                 metrics=plan.turn,
+                files=tuple(
+                    FileRef(
+                        path=self.base_dir / written,
+                        written=written,
+                        source=self.source,
+                        where=f"row {row.row_number}, column files",
+                    )
+                    for written in row.files
+                ),
             )
             for row, row_tools in zip(rows, tools, strict=True)
         )
@@ -294,11 +327,12 @@ def compile_tests(
     tests: Sequence[tuple[int, TestSpec]],
     source: str,
     metric_specs: Sequence[MetricSpec] | None = None,
+    base_dir: Path | None = None,
 ) -> tuple[list[TestCase], list[Problem]]:
     """The suite's tests (each with its index in ``tests:``), and every problem found.
     ``metric_specs`` is the suite's metric list (None when it has none); it is taken from
-    ``suite`` when that is given."""
-    compiler = Compiler(source)
+    ``suite`` when that is given. Attached files are relative to ``base_dir``."""
+    compiler = Compiler(source, base_dir=base_dir)
     if suite is not None:
         compiler.name(suite.name, "name", "suite name")
         metric_specs = suite_metric_specs(suite)

@@ -59,7 +59,9 @@ def dataset_cases(
     the suite has a list, else the column defaults. Test names start with ``prefix``
     (default: the file's stem)."""
     dataset = load_dataset(path)
-    compiler = Compiler(label, defaults=default_dataset_metrics(dataset.column_map, judge))
+    compiler = Compiler(
+        label, defaults=default_dataset_metrics(dataset.column_map, judge), base_dir=path.parent
+    )
     specs = suite_metric_specs(suite)
     plan = compiler.metric_plan(None, None if specs is None else compiler.metrics(specs, "metrics"))
     names = test_names(prefix or Path(label).stem, dataset.conversations)

@@ -80,7 +80,8 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     # the suite's own metrics are registered before its metrics are built
     folders = (path.resolve().parent,) if path else ()
     problems += load_plugins(_plugins(suite, resolved), source, folders)
-    cases, compiled = compile_tests(suite, tests, source, _metric_specs(suite, resolved))
+    base_dir = path.resolve().parent if path else Path.cwd()
+    cases, compiled = compile_tests(suite, tests, source, _metric_specs(suite, resolved), base_dir)
     problems += compiled
     if problems or suite is None:
         raise ConfigError(masked(problems, hide))

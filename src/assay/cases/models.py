@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.files.model import Attachment, FileRef
 from assay.metrics.base import Metric
 from assay.metrics.tools import ExpectedTool
 from assay.results.models import TestType
@@ -18,6 +19,8 @@ class Turn:
     context: str | None = None
     expected_tools: tuple[ExpectedTool, ...] | None = None
     metrics: tuple[Metric, ...] = ()
+    files: tuple[FileRef, ...] = ()  # as the suite or dataset names them
+    attachments: tuple[Attachment, ...] = ()  # the files read, when the run is planned
 
 
 @dataclass(frozen=True)

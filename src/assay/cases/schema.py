@@ -77,6 +77,7 @@ def suite_schema() -> dict[str, Any]:
         "oneOf": [{"type": "string", "enum": bare}, *branches],
     }
     defs["ExpectedToolSpec"] = _expected_tool(defs["ExpectedToolSpec"])
+    defs["FileSpec"] = _file(defs["FileSpec"])
     schema = defs.pop(_def_name(refs[(Suite, "validation")]))
     return {"$schema": DIALECT, **schema, "$defs": dict(sorted(defs.items()))}
 
@@ -132,6 +133,15 @@ def _expected_tool(spec: dict[str, Any]) -> dict[str, Any]:
         "title": "ExpectedTool",
         "description": "a tool's name (contained in the called name), or {name, ...}",
         "oneOf": [{"type": "string"}, mapping],
+    }
+
+
+def _file(spec: dict[str, Any]) -> dict[str, Any]:
+    """``report.pdf`` or ``{path, mime_type, as}``."""
+    return {
+        "title": "File",
+        "description": "a file's path, relative to the suite, or {path, mime_type, as}",
+        "oneOf": [{"type": "string", "minLength": 1}, {**spec, "title": "FileMapping"}],
     }
 
 

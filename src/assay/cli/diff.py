@@ -56,7 +56,11 @@ def _print(diff: RunDiff) -> None:
         for change in changes:
             _rows(table, change)
         out_console.print(table)
-    for title, keys in (("new in B", diff.new_tests), ("removed from A", diff.removed_tests)):
+    for title, keys in (
+        ("new in B", diff.new_tests),
+        ("removed from A", diff.removed_tests),
+        ("attached files changed (not compared)", diff.files_changed),
+    ):
         if keys:
             shown = ", ".join(_test(name, repeat) for name, repeat in keys[:_SHOWN])
             more = f" and {len(keys) - _SHOWN} more" if len(keys) > _SHOWN else ""

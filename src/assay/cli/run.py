@@ -57,6 +57,7 @@ def run(
     judge_base_url: str | None = typer.Option(
         None, "--judge-base-url", help=HELP["judge_base_url"]
     ),
+    max_file_mb: float | None = typer.Option(None, "--max-file-mb", help=HELP["max_file_mb"]),
     no_cache: bool = typer.Option(False, "--no-cache", help=HELP["no_cache"]),
     out: list[Path] = typer.Option([], "--out", help="write a report here (repeatable)"),
     fmt: list[str] = typer.Option([], "--format", help="json|markdown|junit|html (repeatable)"),

@@ -22,6 +22,7 @@ CONTEXT = "context"
 TOOLS = "expected_tool_calls"
 SESSION = "session_id"
 TURN = "turn_id"
+FILES = "files"
 
 # canonical name -> the names accepted for it in any capitalisation (first = how to say it)
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -29,6 +30,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     ANSWER: ("Answer", "Expected_Answer", "Expected_Output", "Expected"),
     CONTEXT: ("context",),
     TOOLS: ("expected_tool_calls", "tools"),
+    FILES: ("files", "attachments"),
 }
 LITERAL: tuple[str, ...] = (SESSION, TURN)  # accepted exactly as written, nothing else
 
@@ -48,6 +50,7 @@ _OTHER_NAMES: dict[str, tuple[str, ...]] = {
     ANSWER: ("answers", "ground_truth", "expected_response", "reference_answer"),
     CONTEXT: ("contexts", "documents", "reference_context"),
     TOOLS: ("tool_calls", "expected_tools", "expected_tool_call", "tool"),
+    FILES: ("file", "attachment", "attached_files"),
     SESSION: (
         "session",
         "conversation_id",

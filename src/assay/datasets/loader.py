@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay._json import load_bounded
 from assay.datasets.columns import (
     ANSWER,
     CONTEXT,
+    FILES,
     QUESTION,
     SESSION,
     TOOLS,
@@ -80,8 +82,10 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
     with open_table(Path(source), source) as table:
         plan = resolve_columns(table)
         problems: list[Problem] = []
+        # validating reads the attached files too; a run reads them when it is planned
+        check = None if keep is not None else _FileCheck(Path(source).parent)
         try:
-            tracker, rows = _scan_rows(table, plan, keep, problems)
+            tracker, rows = _scan_rows(table, plan, keep, problems, check)
         except DatasetError as exc:  # a reading error part-way: report it after the others
             raise DatasetError(problems + exc.problems) from None
     if problems:
@@ -111,6 +115,7 @@ def _scan_rows(
     plan: ColumnPlan,
     keep: Callable[[DatasetRow], None] | None,
     problems: list[Problem],
+    check: _FileCheck | None = None,
 ) -> tuple[SessionTracker, int]:
     """The hot loop: one pass over the rows, no per-row allocation beyond the cells."""
     index = plan.index
@@ -120,6 +125,7 @@ def _scan_rows(
     t = index.get(TOOLS, -1)
     s = index.get(SESSION, -1)
     u = index.get(TURN, -1)
+    f = index.get(FILES, -1)
     width = plan.width
     padding = [""] * width
     tracker = SessionTracker(has_turn_ids=u >= 0, unit=table.unit)
@@ -170,6 +176,10 @@ def _scan_rows(
                 tools = parse_expected_tools(cells[t])
             except ToolCallsError as exc:
                 problems.append(Problem(source, where(number, plan.written(TOOLS)), str(exc)))
+        files = split_files(cells[f]) if f >= 0 and cells[f] else ()
+        if check is not None and files:
+            where_files = where(number, plan.written(FILES))
+            problems.extend(Problem(source, where_files, m) for m in check(files))
         if keep is not None:
             keep(
                 DatasetRow(
@@ -180,6 +190,7 @@ def _scan_rows(
                     expected_tools=tools,
                     session_id=session_id,
                     turn_id=turn_id,
+                    files=files,
                 )
             )
         if len(problems) >= MAX_PROBLEMS:
@@ -203,3 +214,37 @@ def _check_unnamed(
                 )
             )
             return
+
+
+def split_files(cell: str) -> tuple[str, ...]:
+    """A files cell: paths separated by ``;``, blanks around them ignored; in JSONL, also a
+    list of paths (``"files": ["a.md", "b.png"]``, which reaches here as its JSON)."""
+    if cell.startswith("["):
+        try:
+            listed = load_bounded(cell)
+        except ValueError:
+            listed = None
+        if isinstance(listed, list) and all(isinstance(p, str) for p in listed):
+            return tuple(p.strip() for p in listed if p.strip())
+    return tuple(part.strip() for part in cell.split(";") if part.strip())
+
+
+class _FileCheck:
+    """Reads a row's files as a run would (``assay validate``), with the default size limit."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __call__(self, files: tuple[str, ...]) -> list[str]:
+        from assay.files.model import FileRef
+        from assay.files.read import MB, FileReadError, read_attachment
+        from assay.limits import DEFAULT_MAX_FILE_MB
+
+        messages = []
+        for written in files:
+            ref = FileRef(self.folder / written, written, "", "")
+            try:
+                read_attachment(ref, int(DEFAULT_MAX_FILE_MB * MB))
+            except FileReadError as exc:
+                messages.append(f"{written}: {exc}")
+        return messages

@@ -23,6 +23,7 @@ class DatasetRow:
     expected_tools: list[dict[str, Any]] | None = None
     session_id: str | None = None
     turn_id: str | None = None
+    files: tuple[str, ...] = ()  # the files column: paths relative to the dataset's folder
 
 
 @dataclass

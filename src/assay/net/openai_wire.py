@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from assay.net.reply_fields import (
@@ -34,6 +34,9 @@ from assay.net.reply_fields import (
 )
 from assay.net.usage import read_usage
 from assay.results.models import TokenUsage
+
+if TYPE_CHECKING:
+    from assay.files.model import Attachment
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
@@ -202,3 +205,23 @@ def assistant_message(text: str | None, calls: Sequence[ToolCallRequest]) -> dic
 def tool_message(call_id: str, content: str) -> dict[str, Any]:
     """One tool call's result, answering the call with ``call_id``."""
     return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def user_message(text: str, files: Sequence[Attachment] = ()) -> dict[str, Any]:
+    """A user message; with files, content parts: the text first, then each document's text
+    as a text part and each image as an ``image_url`` part (a data URL); any other file
+    sent as bytes is a ``file`` part (a data URL, as OpenAI takes PDFs)."""
+    if not files:
+        return {"role": "user", "content": text}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for file in files:
+        if file.is_image:
+            parts.append({"type": "image_url", "image_url": {"url": file.data_url()}})
+        elif file.text is not None:
+            header = f"[attached file {file.name} ({file.mime_type})]"
+            parts.append({"type": "text", "text": f"{header}\n{file.text}"})
+        else:
+            parts.append(
+                {"type": "file", "file": {"filename": file.name, "file_data": file.data_url()}}
+            )
+    return {"role": "user", "content": parts}

@@ -14,6 +14,7 @@ from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
     failed_metrics,
+    file_line,
     fmt_ms,
     fmt_rate,
     fmt_score,
@@ -137,6 +138,7 @@ def _table(report: Report) -> list[str]:
 def _turn_section(turn: TurnResult, multi: bool) -> list[str]:
     lines = [f"**Turn {turn.turn_index}**", ""] if multi else []
     lines += _field("Input", turn.input)
+    lines += [f"- **File:** {md_text(file_line(f))}" for f in turn.processed_files]
     if not turn.skipped:
         lines += _field("Response", turn.response)
     if turn.ground_truth is not None:
@@ -202,6 +204,20 @@ def _scores(report: Report) -> list[str]:
     return lines
 
 
+def _files(report: Report) -> list[str]:
+    """Every file the tests sent, test by test in turn order."""
+    sent = [(r, t) for r in report.results for t in turns_of(r) if t.processed_files]
+    if not sent:
+        return []
+    lines = ["### Files sent", "", "| test | turn | file |", "|---|---:|---|"]
+    for result, turn in sent:
+        for file in turn.processed_files:
+            name = md_cell(display_name(result))
+            lines.append(f"| {name} | {turn.turn_index} | {md_cell(file_line(file))} |")
+    return lines + [""]
+
+
 def render_markdown(report: Report) -> str:
-    lines = _header(report) + _table(report) + _failures(report) + _scores(report)
+    lines = _header(report) + _table(report) + _failures(report) + _files(report)
+    lines += _scores(report)
     return without_nul("\n".join(lines).rstrip("\n") + "\n")

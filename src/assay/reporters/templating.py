@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
+    file_line,
     fmt_ms,
     fmt_rate,
     fmt_score,
@@ -69,6 +70,7 @@ def template_environment(package: str, **options: Any) -> jinja2.Environment:
         pretty=pretty,
         text=lambda s: truncate(s, MAX_TEXT),
         message=message_text,
+        file_line=file_line,
     )
     env.globals.update(
         status_label=STATUS_LABELS.get,

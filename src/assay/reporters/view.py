@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay.results.models import MetricResult, Report, ReportSummary, TestResult, TurnResult
+from assay.results.models import (
+    MetricResult,
+    ProcessedFile,
+    Report,
+    ReportSummary,
+    TestResult,
+    TurnResult,
+)
 from assay.results.rollup import StatusCounts, nothing_checked
 
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
@@ -46,12 +53,38 @@ def turns_of(result: TestResult) -> list[TurnResult]:
             ],
             metric_results=result.metric_results,
             metrics_not_run=result.metrics_not_run,
+            processed_files=result.processed_files,
             passed=result.passed or unchecked,
             execution_time_ms=result.execution_time_ms,
             token_usage=result.token_usage,
             errors=[] if unchecked else result.errors,
         )
     ]
+
+
+_HOW_READ = {
+    "text": "text",
+    "pdf": "PDF text",
+    "xlsx": "Markdown tables",
+    "image": "image",
+    "binary": "bytes",
+}
+
+
+def file_line(file: ProcessedFile) -> str:
+    """One attached file, as the reports list it: ``contract.pdf (application/pdf, 869 bytes;
+    PDF text, 2 pages, 44 characters; sha256 3f2a9c1d…)``."""
+    how = [_HOW_READ[file.read_as]]
+    if file.pages is not None:
+        how.append(f"{file.pages} page{'s' if file.pages != 1 else ''}")
+    if file.sheets is not None:
+        how.append(f"sheet{'s' if len(file.sheets) != 1 else ''} " + ", ".join(file.sheets))
+    if file.text_chars is not None:
+        how.append(f"{file.text_chars:,} characters")
+    return (
+        f"{file.path} ({file.mime_type}, {file.bytes:,} bytes; {', '.join(how)}; "
+        f"sha256 {file.sha256[:12]}…)"
+    )
 
 
 def tool_mismatches(turn: TurnResult) -> list[str]:

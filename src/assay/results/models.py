@@ -48,6 +48,23 @@ class ToolInvocation(_Record):
     error: str | None = None
 
 
+class ProcessedFile(_Record):
+    """A file a turn attached (``files:``), as it was sent: its metadata, never its content."""
+
+    name: str
+    path: str = Field(description="as written in the suite or the dataset")
+    mime_type: str
+    bytes: int
+    sha256: str
+    read_as: Literal["text", "pdf", "xlsx", "image", "binary"] = Field(
+        description="how it was read: UTF-8 text, a PDF's text, a workbook's sheets as "
+        "Markdown tables, an image, or bytes sent unread"
+    )
+    pages: int | None = None  # a PDF's
+    sheets: list[str] | None = None  # a workbook's
+    text_chars: int | None = Field(default=None, description="characters of text sent")
+
+
 class MetricResult(_Record):
     metric_name: str
     kind: MetricKind = "standard"
@@ -88,6 +105,9 @@ class TurnResult(_Record):
     metrics_not_run: dict[str, str] = Field(
         default_factory=dict, description="metric name -> why it did not run on this turn"
     )
+    processed_files: list[ProcessedFile] = Field(
+        default_factory=list, description="the files this turn attached"
+    )
     passed: bool
     execution_time_ms: int
     time_to_first_token_ms: int | None = None
@@ -103,7 +123,9 @@ class TestResult(_Record):
     test_type: TestType
     test_input: str
     agent_response: str | None = None
-    processed_files: list[dict[str, Any]] = Field(default_factory=list)
+    processed_files: list[ProcessedFile] = Field(
+        default_factory=list, description="the files the turns attached, in turn order"
+    )
     tool_calls: list[str] = Field(default_factory=list)
     tool_invocations: list[ToolInvocation] = Field(default_factory=list)
     expected_tools: list[str | dict[str, Any]] | None = None

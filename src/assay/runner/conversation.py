@@ -18,7 +18,7 @@ from assay.errors import SessionLost, TargetError
 from assay.metrics.base import ConversationContext, Exchange, MetricContext
 from assay.metrics.guard import score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
-from assay.results.models import MetricResult, TestResult, TurnResult
+from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
 from assay.targets.base import Message, Reply, Target, TurnRequest
 
@@ -99,7 +99,7 @@ def skipped_turn(index: int, turn: Turn, reason: str) -> TurnResult:
         ground_truth=turn.ground_truth,
         expected_tools=expected_tools_json(turn),
         passed=False,
-        execution_time_ms=0,
+        execution_time_ms=0,  # nothing was sent: no processed_files
         errors=[f"skipped: {reason}"],
         skipped=True,
     )
@@ -136,6 +136,7 @@ class AgentConversation:
             turn_id=turn.turn_id or str(index + 1),
             turn_index=index,
             history=tuple(self.messages),
+            files=turn.attachments,
         )
         errors: list[str] = []
         reply: Reply | None = None
@@ -163,7 +164,7 @@ class AgentConversation:
             self.case, index, turn, reply, errors, latency_ms, self.exchanges, self.settings
         )
         self.turns.append(result)
-        self.messages.append(Message("user", turn.input))
+        self.messages.append(Message("user", turn.input, turn.attachments))
         response = reply.text if reply else None
         if reply is not None:  # a tool-only reply is still the assistant's turn
             self.messages.append(Message("assistant", response or ""))
@@ -244,6 +245,7 @@ async def _turn_result(
         "expected_tools": expected_tools_json(turn),
         "execution_time_ms": round(latency_ms),
         "errors": errors,
+        "processed_files": [ProcessedFile(**a.record()) for a in turn.attachments],
     }
     if reply is None:
         not_run = {m.label: "the turn failed" for m in turn.metrics}

@@ -128,8 +128,9 @@ class RunJob:
                         "options",
                         "--resume",
                         (
-                            f"the suite or dataset files changed since run {self.resume_id[:12]} "
-                            "started, so its stored results would not match; start a new run"
+                            f"the suite, dataset or attached files changed since run "
+                            f"{self.resume_id[:12]} started, so its stored results would not "
+                            "match; start a new run"
                         ),
                     )
                 ]
@@ -152,6 +153,7 @@ class RunJob:
                 options.target,
                 options.judge,
                 options.judge_base_url,
+                options.max_file_mb,
             )
         except ConfigError as exc:
             # no target: a resume without the --target the run started with? say that

@@ -51,7 +51,9 @@ def plan_run(
     target_option: str | None,
     judge_option: str | None,
     judge_base_url: str | None = None,
+    max_file_mb: float | None = None,
 ) -> RunPlan:
+    """``max_file_mb``: the option given (``--max-file-mb``), over the suite's."""
     if suite_path is None and not datasets:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     if isinstance(suite_path, LoadedSuite):  # loaded (or parsed) by the caller: assay.run
@@ -100,6 +102,8 @@ def plan_run(
             ]
         )
     _check_unique_names(cases)
+    cases, attached = _attach(cases, max_file_mb or suite.execution.max_file_mb)
+    files += attached
     snapshot = redact_config(
         {
             **loaded.raw,
@@ -122,6 +126,18 @@ def dataset_prefixes(labels: list[str]) -> list[str]:
         stem if stems.count(stem) == 1 else str(Path(label).with_suffix("")).replace("\\", "/")
         for stem, label in zip(stems, labels, strict=True)
     ]
+
+
+def _attach(cases: list[TestCase], max_file_mb: float) -> tuple[list[TestCase], list[Path]]:
+    """Every attached file read, before anything runs: a problem is a load-time error."""
+    if not any(turn.files for case in cases for turn in case.turns):
+        return cases, []
+    from assay.files.attach import attach_files
+
+    cases, attached, problems = attach_files(cases, max_file_mb)
+    if problems:
+        raise ConfigError(problems)
+    return cases, attached
 
 
 def _check_unique_names(cases: list[TestCase]) -> None:

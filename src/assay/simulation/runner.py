@@ -187,6 +187,7 @@ def _result(
         test_type="goal",
         test_input=spec.goal,
         agent_response=next((t.response for t in reversed(turns) if t.response), None),
+        processed_files=[f for t in turns for f in t.processed_files],
         tool_calls=[c for t in turns for c in t.tool_calls],
         tool_invocations=[inv for t in turns for inv in t.tool_invocations],
         tools_matched=all(asserted) if asserted else None,

@@ -46,6 +46,9 @@ class TestOutcome:
     status: str
     passed: bool
     metrics: dict[str, MetricOutcome] = field(default_factory=dict)
+    # the files it sent, (path, sha256) in turn order: a test whose files changed is not
+    # the same test
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[str, int]:

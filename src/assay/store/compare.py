@@ -4,8 +4,10 @@ Tests are matched by (test_name, repeat_index). A matched test *regressed* when 
 run A and not in run B, or when one of its metrics went from passed to failed or lost more
 than ``SCORE_EPSILON`` of score; it *improved* in the opposite cases (and did not regress).
 A test that is flaky in either run (``--repeat K``: it passed on some runs, failed on
-others) is neither: it is listed apart, as noise. Over the shared tests, the pass-rate and
-each metric's mean change come with a 95% interval (``assay.store.estimates``).
+others) is neither: it is listed apart, as noise. So is a test whose attached files changed
+(their paths or SHA-256): it is not the same test, so its change says nothing of the agent.
+Over the shared tests, the pass-rate and each metric's mean change come with a 95% interval
+(``assay.store.estimates``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class RunDiff:
     removed_tests: list[tuple[str, int]] = field(default_factory=list)
     unchanged: int = 0
     flaky: list[FlakyTest] = field(default_factory=list)  # set apart, counted nowhere else
+    files_changed: list[tuple[str, int]] = field(default_factory=list)  # set apart too
     pass_rate: Change | None = None  # over the shared tests; None when they share none
     metrics: list[Change] = field(default_factory=list)
 
@@ -73,6 +76,8 @@ class RunDiff:
         )
         if self.flaky:
             line += f", {_count(len(self.flaky), 'flaky test')} set apart"
+        if self.files_changed:
+            line += f", {len(self.files_changed)} with changed files set apart"
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -88,6 +93,7 @@ class RunDiff:
             "removed_tests": keys(self.removed_tests),
             "unchanged": self.unchanged,
             "flaky": [asdict(f) for f in self.flaky],
+            "files_changed": keys(self.files_changed),
             "pass_rate": self.pass_rate.to_json() if self.pass_rate else None,
             "metrics": [c.to_json() for c in self.metrics],
             "summary": self.summary_line(),
@@ -154,6 +160,9 @@ def diff_outcomes(
             diff.new_tests.append(outcome.key)
             continue
         if outcome.test_name in noisy:
+            continue
+        if outcome.files != earlier.files:
+            diff.files_changed.append(outcome.key)
             continue
         change = compare_test(earlier, outcome)
         if change is None:

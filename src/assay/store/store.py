@@ -11,6 +11,7 @@ database failure surfaces as ``StoreError`` (exit code 3) naming the store, pass
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -374,6 +375,15 @@ class Store:
             }
             for test_id, name, score, passed in conn.execute(metrics):
                 found[test_id].metrics.setdefault(name, MetricOutcome(score, passed))
+            # only the tests that sent files are read whole (compact JSON: no spaces)
+            with_files = select(test_results.c.id, test_results.c.payload).where(
+                test_results.c.run_id == run_id,
+                test_results.c.payload.contains('"processed_files":[{', autoescape=True),
+            )
+            for test_id, payload in conn.execute(with_files):
+                sent = TestResult.model_validate_json(payload).processed_files
+                files = tuple((f.path, f.sha256) for f in sent)
+                found[test_id] = dataclasses.replace(found[test_id], files=files)
         return list(found.values())
 
     def compare_runs(self, run_a: str, run_b: str) -> RunDiff:

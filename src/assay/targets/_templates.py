@@ -1,11 +1,12 @@
 """Request templates for the http target: Jinja2, compiled once, ``StrictUndefined``.
 
 Strings in ``url``, ``headers`` and ``body`` are templates over ``input``, ``session_id``,
-``turn_id``, ``turn_index``, ``history`` (``[{role, content}, ...]``) and ``vars``. In a
+``turn_id``, ``turn_index``, ``history`` (``[{role, content}, ...]``), ``files`` (the
+turn's attached files, ``[{name, mime_type, text, base64}, ...]``) and ``vars``. In a
 body, a value that is exactly ``"{{ expr }}"`` keeps the JSON type of ``expr`` (a list
-for ``{{ history }}``, a number for ``{{ turn_index }}``); any other string renders to a
-string. Unknown variables and syntax errors are found when the target is built (exit 2),
-with the field path; render failures during a run fail the turn.
+for ``{{ history }}`` and ``{{ files }}``, a number for ``{{ turn_index }}``); any other
+string renders to a string. Unknown variables and syntax errors are found when the target
+is built (exit 2), with the field path; render failures during a run fail the turn.
 
 Header values may also carry ``${VAR}`` from the environment (the suite loader substitutes
 them first; targets built in code get the same here). Values substituted that way, and the
@@ -24,7 +25,7 @@ from assay._env_vars import expand, missing_message
 from assay.errors import ConfigError, Problem, TargetError
 from assay.secrets import REDACTOR, is_secret_name
 
-VARIABLES = ("input", "session_id", "turn_id", "turn_index", "history", "vars")
+VARIABLES = ("input", "session_id", "turn_id", "turn_index", "history", "files", "vars")
 Context = Mapping[str, Any]
 Render = Callable[[Context], Any]
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import TargetError
+from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
 from assay.net.usage import read_usage
@@ -27,6 +28,7 @@ from assay.targets._plain import plain_json
 class Message:
     role: str  # "user" | "assistant"
     content: str
+    files: tuple[Attachment, ...] = ()  # what a user message attached
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class TurnRequest:
     turn_id: str
     turn_index: int
     history: Sequence[Message] = ()  # earlier turns, for stateless targets
+    files: tuple[Attachment, ...] = ()  # the files this turn attaches (``files:``)
 
 
 @dataclass

@@ -224,9 +224,9 @@ class HttpTarget(ClientTarget):
             DEFAULT_BODY if config.body is None else config.body, f"{where}.body"
         )
         self.mapping = ReplyMapping(config.response, f"{where}.response")
-        self.uses_history = "history" in (
-            self.url.uses.union(self.body.uses, *(c.uses for c in self.headers.values()))
-        )
+        uses = self.url.uses.union(self.body.uses, *(c.uses for c in self.headers.values()))
+        self.uses_history = "history" in uses
+        self.uses_files = "files" in uses
         super().__init__(
             config.url,
             retry,
@@ -257,11 +257,17 @@ class HttpTarget(ClientTarget):
             "history": [{"role": m.role, "content": m.content} for m in request.history]
             if self.uses_history
             else [],
+            "files": [a.for_template() for a in request.files] if self.uses_files else [],
             "vars": self.variables,
         }
 
     async def exchange(self, request: TurnRequest, session_id: str) -> tuple[Reply, str | None]:
         """One turn: render, send (with retries), read the reply."""
+        if request.files and not self.uses_files:
+            raise TargetError(
+                f"this turn attaches {len(request.files)} file(s) but the http target's "
+                'request does not send them: add "files": "{{ files }}" to target.http.body'
+            )
         ctx = self._context(request, session_id)
         url = str(self.url.render(ctx))
         headers = self._constant_headers or {n: str(c.render(ctx)) for n, c in self.headers.items()}

@@ -39,6 +39,7 @@ from assay.net.openai_wire import (
     request_body,
     request_headers,
     tool_message,
+    user_message,
 )
 from assay.net.reply_fields import MalformedReply
 from assay.results.models import TokenUsage, ToolInvocation
@@ -112,7 +113,7 @@ class OpenAITarget(ClientTarget):
         if self.config.system_prompt:
             chat.append({"role": "system", "content": self.config.system_prompt})
         chat.extend(_replayed(request.history, rounds or {}))
-        chat.append({"role": "user", "content": request.input})
+        chat.append(user_message(request.input, request.files))
         return chat
 
     async def complete(
@@ -211,7 +212,10 @@ def _replayed(history: Sequence[Message], rounds: Mapping[int, ToolRounds]) -> C
         elif message.role == "assistant":
             chat.extend(pending)
             pending = ()
-        chat.append({"role": message.role, "content": message.content})
+        if message.role == "user":
+            chat.append(user_message(message.content, message.files))
+        else:
+            chat.append({"role": message.role, "content": message.content})
     return chat
 
 

@@ -1,8 +1,14 @@
 """In-process Python agents: ``module:function`` taking ``(query, session_id)``, sync or async,
-returning a string or a dict shaped like the http default reply (SPEC §4)."""
+returning a string or a dict shaped like the http default reply (SPEC §4).
+
+An agent that also accepts a ``files`` keyword gets the files a turn attaches, as a list of
+``{name, mime_type, text, data}`` (``data``: bytes, for an image or a file read as binary;
+``text``: a document's text); one that does not still runs, and a turn with files fails
+with the reason, rather than the agent answering without having seen them."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -16,17 +22,40 @@ from assay.targets.base import AgentSession, Reply, Target, TurnRequest, reply_f
 AgentFunction = Callable[[str, str], Any]
 
 
+def accepts_files(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes a ``files`` keyword (or any keyword, ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: two arguments, then
+        return False
+    return any(
+        p.kind is p.VAR_KEYWORD
+        or (p.name == "files" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        for p in parameters
+    )
+
+
 class _PythonSession(AgentSession):
-    def __init__(self, fn: AgentFunction, is_async: bool) -> None:
-        self.fn = fn
-        self.is_async = is_async
+    def __init__(self, target: PythonTarget) -> None:
+        self.fn = target.fn
+        self.is_async = target.is_async
+        self.target = target
 
     async def send(self, request: TurnRequest) -> Reply:
+        fn: Callable[..., Any] = self.fn
+        if request.files:
+            if not self.target.takes_files:
+                raise TargetError(
+                    f"this turn attaches {len(request.files)} file(s) but the agent "
+                    f"{self.target.spec} takes no files keyword: add a `files=None` parameter "
+                    "to receive them (a list of {name, mime_type, text, data})"
+                )
+            fn = functools.partial(fn, files=[a.for_agent() for a in request.files])
         try:
             if self.is_async:
-                payload = await self.fn(request.input, request.session_id)
+                payload = await fn(request.input, request.session_id)
             else:
-                payload = await in_daemon_thread(self.fn, request.input, request.session_id)
+                payload = await in_daemon_thread(fn, request.input, request.session_id)
             if inspect.isawaitable(payload):  # an async callable inspect did not recognise
                 payload = await payload
             # read here: a dict subclass's get() or an object's __str__ is the agent's code too
@@ -42,7 +71,9 @@ class PythonTarget(Target):
     def __init__(self, spec: str, search_dirs: tuple[Path, ...] = ()) -> None:
         self.fn: AgentFunction = import_callable(spec, search_dirs)
         self.is_async = inspect.iscoroutinefunction(self.fn)
+        self.takes_files = accepts_files(self.fn)
+        self.spec = spec
         self.description = f"python:{spec}"
 
     def session(self, session_id: str) -> AgentSession:
-        return _PythonSession(self.fn, self.is_async)
+        return _PythonSession(self)

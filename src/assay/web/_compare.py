@@ -44,6 +44,7 @@ class Compared:
             removed_tests=d.removed_tests,
             unchanged=d.unchanged,
             flaky=d.flaky,
+            files_changed=d.files_changed,
             pass_rate=RunChange(**d.pass_rate.to_json()) if d.pass_rate else None,
             metrics=[RunChange(**c.to_json()) for c in d.metrics],
             metric_deltas=self.deltas,

@@ -156,6 +156,10 @@ class Comparison(BaseModel):
     removed_tests: list[tuple[str, int]]
     unchanged: int
     flaky: list[FlakyTest] = Field(description="flaky in either run: not counted as changes")
+    files_changed: list[tuple[str, int]] = Field(
+        default_factory=list,
+        description="tests whose attached files changed: not the same test, not compared",
+    )
     pass_rate: RunChange | None
     metrics: list[RunChange]
     metric_deltas: dict[str, MetricDelta]
