@@ -30,7 +30,7 @@ def not_run_reason(not_run: list[TestResult]) -> str:
     from assay.reporters.view import why_failed
 
     reasons = dict.fromkeys(reason for r in not_run for reason in why_failed(r))
-    return "assay: not run: " + ("; ".join(reasons) or "nothing was checked")
+    return "assay: " + ("; ".join(reasons) or "not run")
 
 
 class Collected:

@@ -98,6 +98,8 @@ class AssaySuites:
             self._store = None
         if self.report_path is None or hasattr(self.config, "workerinput"):
             return  # an xdist worker: the controller writes the report
+        if exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR):
+            return  # the session never started
         stopped = bool(session.shouldstop or session.shouldfail) or exitstatus == 2
         self.report_line = write_session_report(self.collected, self.report_path, stopped)
 
@@ -158,8 +160,9 @@ class SuiteItem(pytest.Item):
         not_passed = [r for r in report.results if not r.passed]
         if any(r.status != "not_run" for r in not_passed):
             raise AssayTestFailed(failure_text(report, not_passed))
-        if not_passed:
-            pytest.skip(not_run_reason(not_passed))
+        if not_passed:  # nothing was checked: not a failure, as in assay run (but --strict)
+            # reported at the suite file, not at this line (pytest's own flag for it)
+            raise pytest.skip.Exception(not_run_reason(not_passed), _use_item_location=True)
 
     def repr_failure(
         self,
@@ -171,7 +174,7 @@ class SuiteItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:
-        return self.path, None, f"assay test {self.name}"
+        return self.path, 0, f"assay test {self.name}"  # the suite file, from its top
 
 
 SUITES = pytest.StashKey[AssaySuites]()

@@ -45,9 +45,10 @@ def test_a_file_that_is_not_yaml_is_a_collection_error(
 def test_a_missing_suite_or_a_bad_option_is_a_usage_error(
     run_pytest: RunPytest, tmp_path: Path
 ) -> None:
-    missing = run_pytest("--assay-suite", "nowhere.yaml")
+    missing = run_pytest("--assay-suite", "nowhere.yaml", "--assay-report", "r.json")
     assert missing.returncode == EXIT_USAGE
     assert "file or directory not found: nowhere.yaml" in missing.out
+    assert not (tmp_path / "r.json").exists()  # nothing ran: no report
     python_suite(tmp_path)
     target = run_pytest("--assay-suite", "suite.yaml", "--assay-target", "no target")
     assert target.returncode == EXIT_USAGE

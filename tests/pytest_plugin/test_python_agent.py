@@ -111,3 +111,23 @@ def test_no_other_path_runs_only_the_suites_and_a_path_adds_its_tests(
     folder = run_pytest(".", "--assay-suite", "suite.yaml", "-k", "france or plain")
     assert folder.items == both.items
     assert "2 passed, 3 deselected" in folder.out
+
+
+def test_a_datasets_rows_are_items_and_a_test_with_nothing_to_check_is_skipped(
+    run_pytest: RunPytest, tmp_path: Path
+) -> None:
+    python_suite(tmp_path)
+    (tmp_path / "rows.csv").write_text(
+        "question,answer\ncapital of France?,Paris\ncapital of Chile?,Santiago\n"
+    )
+    (tmp_path / "rows.yaml").write_text(
+        "name: rows\ntarget: {python: 'agent:respond'}\ndatasets: [rows.csv]\n"
+        "tests:\n  - {name: unchecked, input: 'capital of Italy?'}\n"
+    )
+    result = run_pytest("--assay-suite", "rows.yaml")
+    assert result.returncode == 1
+    assert result.items == {"rows.yaml::rows:row2": "PASSED", "rows.yaml::rows:row3": "FAILED"}
+    assert "expected: Santiago" in result.failure("rows:row3")
+    # not run, as assay run counts it: not a failure, and the reason is said
+    assert "SKIPPED [1] rows.yaml:1: assay: not run: nothing to check" in result.out
+    assert "1 failed, 1 passed, 1 skipped" in result.out
