@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from assay._pytest_report import Collected, failure_text, not_run_reason, write_session_report
+from assay.api import run
 from assay.cases import LoadedSuite, TestCase, load_suite
 from assay.errors import AssayError, ConfigError
 from assay.store import Store, open_store
@@ -100,7 +101,8 @@ class AssaySuites:
             return  # an xdist worker: the controller writes the report
         if exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR):
             return  # the session never started
-        stopped = bool(session.shouldstop or session.shouldfail) or exitstatus == 2
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        stopped = bool(session.shouldstop or session.shouldfail) or interrupted
         self.report_line = write_session_report(self.collected, self.report_path, stopped)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -143,12 +145,10 @@ class SuiteItem(pytest.Item):
         return self.parent
 
     def runtest(self) -> None:
-        import assay
-
         suites = self.config.stash[SUITES]
         assert self.suite_file.loaded is not None
         try:
-            report = assay.run(
+            report = run(
                 _only(self.suite_file.loaded, self.case), target=suites.target, store=suites.store()
             )
         except AssayError as exc:
@@ -161,7 +161,7 @@ class SuiteItem(pytest.Item):
         if any(r.status != "not_run" for r in not_passed):
             raise AssayTestFailed(failure_text(report, not_passed))
         if not_passed:  # nothing was checked: not a failure, as in assay run (but --strict)
-            # reported at the suite file, not at this line (pytest's own flag for it)
+            # reported at the suite file, not at this line (pytest's flag for it, since 7.4)
             raise pytest.skip.Exception(not_run_reason(not_passed), _use_item_location=True)
 
     def repr_failure(

@@ -15,7 +15,8 @@ from __future__ import annotations
 import pytest
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _keep_assay_unrewritten(pluginmanager)
     group = parser.getgroup("assay", "assay: an assay suite's tests as pytest items")
     group.addoption(
         "--assay-suite",
@@ -53,3 +54,14 @@ def pytest_configure(config: pytest.Config) -> None:
     from assay._pytest_suite import activate
 
     activate(config)
+
+
+def _keep_assay_unrewritten(pluginmanager: pytest.PytestPluginManager) -> None:
+    """pytest marks every package of a plugin's distribution for assertion rewriting, so
+    without this each assay module a session imports (the runner, the store, the dashboard)
+    would be parsed and rewritten, about a second per session where bytecode is not cached.
+    assay's own asserts need no pytest messages. (pytest's set of marked names is private:
+    if it changes, assay is rewritten again, which is slower but works the same.)"""
+    marked = getattr(getattr(pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
+    if isinstance(marked, set):
+        marked.discard("assay")

@@ -1,6 +1,6 @@
 """Bad input stops pytest with assay's message and pytest's exit code, never a traceback;
-without ``--assay-suite`` the plugin, loaded in every pytest session, imports nothing heavy
-and collects nothing."""
+without ``--assay-suite`` the plugin, loaded in every pytest session, imports nothing heavy,
+collects nothing, and keeps pytest from rewriting assay's own modules."""
 
 from __future__ import annotations
 
@@ -71,6 +71,13 @@ HEAVY = ("assay.cases", "assay.runner", "assay.store", "sqlalchemy", "aiohttp", 
 def test_nothing_heavy_is_imported():
     assert "assay.pytest_plugin" in sys.modules  # loaded by its entry point
     assert [name for name in HEAVY if name in sys.modules] == []
+
+
+def test_assay_is_not_rewritten_by_pytest():
+    import assay.cases
+
+    assert type(assay.cases.__loader__).__name__ != "AssertionRewritingHook"
+    assert type(sys.modules["test_light"].__loader__).__name__ == "AssertionRewritingHook"
 """
 
 
@@ -82,4 +89,7 @@ def test_without_a_suite_the_plugin_is_loaded_and_costs_nothing(
     result = run_pytest()
     assert result.returncode == 0, result.out
     assert re.search(r"^plugins:.* assay-", result.out, re.M)  # loaded by its entry point
-    assert result.items == {"test_light.py::test_nothing_heavy_is_imported": "PASSED"}
+    assert result.items == {
+        "test_light.py::test_nothing_heavy_is_imported": "PASSED",
+        "test_light.py::test_assay_is_not_rewritten_by_pytest": "PASSED",
+    }
