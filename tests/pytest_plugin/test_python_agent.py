@@ -4,6 +4,7 @@ which tests run (the agent's log says which it was asked), ``--assay-target``.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.pytest_plugin.conftest import SUITE_OUTCOMES, RunPytest, asked, python_suite
@@ -131,3 +132,23 @@ def test_a_datasets_rows_are_items_and_a_test_with_nothing_to_check_is_skipped(
     # not run, as assay run counts it: not a failure, and the reason is said
     assert "SKIPPED [1] rows.yaml:1: assay: not run: nothing to check" in result.out
     assert "1 failed, 1 passed, 1 skipped" in result.out
+
+
+def test_several_suites_make_one_report_with_each_test_named_as_its_item(
+    run_pytest: RunPytest, tmp_path: Path
+) -> None:
+    python_suite(tmp_path)
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "other.yaml").write_text(
+        "name: other\ntarget: {python: 'agent:always_paris'}\n"
+        "tests:\n  - {name: france, input: 'capital of France?', ground_truth: Paris}\n"
+    )
+    result = run_pytest(
+        *("--assay-suite", "suite.yaml", "--assay-suite", "more/other.yaml"),
+        *("-k", "france", "--assay-report", "r.json"),
+    )
+    assert result.items == {"suite.yaml::france": "PASSED", "more/other.yaml::france": "PASSED"}
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [r["test_name"] for r in report["results"]] == list(result.items)
+    assert report["run"]["suite_name"] == "capitals, other"
+    assert report["run"]["target"] is None  # two targets: no one target to name
