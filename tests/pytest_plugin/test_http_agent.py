@@ -137,3 +137,15 @@ def test_assay_target_points_a_suite_at_another_agent(
     )
     assert result.items == OUTCOMES
     assert read_report(tmp_path / "r.json")["run"]["target"] == f"http:POST {agent.chat_url}"
+
+
+def test_an_agent_that_cannot_be_reached_fails_each_item_with_the_message(
+    run_pytest: RunPytest, tmp_path: Path
+) -> None:
+    write_suite(tmp_path, "http://127.0.0.1:9/chat", ["alpha"], execution={"retries": 0})
+    result = run_pytest("--assay-suite", "suite.yaml")
+    assert result.returncode == 1
+    assert result.items == {"suite.yaml::alpha": "FAILED"}
+    message = "assay could not run 'alpha': cannot reach http://127.0.0.1:9/chat"
+    assert message in result.failure("alpha")
+    assert "Traceback" not in result.out
