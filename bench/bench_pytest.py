@@ -43,7 +43,7 @@ def median(args: list[str], cwd: str, repeat: int) -> float:
 
 def write_suite(folder: Path, url: str, n: int) -> None:
     lines = [f"name: bench\ntarget: {{http: {{url: '{url}'}}}}\nmetrics: [equality]\ntests:"]
-    lines += [f"  - {{name: t{i}, input: q{i}, ground_truth: \"42\"}}" for i in range(n)]
+    lines += [f'  - {{name: t{i}, input: q{i}, ground_truth: "42"}}' for i in range(n)]
     (folder / "suite.yaml").write_text("\n".join(lines) + "\n")
 
 
