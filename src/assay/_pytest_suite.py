@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,9 @@ from assay.cases import LoadedSuite, TestCase, load_suite
 from assay.errors import AssayError, ConfigError
 from assay.store import Store, open_store
 
-RESULT_PROPERTY = "assay_result"  # the user property that carries an item's results
+# an item's results travel on its call report as this attribute: xdist sends a report's
+# attributes from the worker to the controller (user properties would also land in JUnit XML)
+RESULT_ATTRIBUTE = "assay_result"
 
 
 def activate(config: pytest.Config) -> None:
@@ -84,14 +86,20 @@ class AssaySuites:
         index, given = found
         return SuiteFile.from_parent(parent, path=file_path, suite_index=index, given=given)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if isinstance(item, SuiteItem) and call.when == "call" and item.payload:
+            setattr(report, RESULT_ATTRIBUTE, item.payload)
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # on the controller, the workers' reports too (xdist sends user properties along);
-        # the teardown report carries the item's properties again
-        if report.when != "call":
-            return
-        for name, value in report.user_properties:
-            if name == RESULT_PROPERTY and isinstance(value, str):
-                self.collected.add(json.loads(value))
+        # on the controller, the workers' reports too
+        payload = getattr(report, RESULT_ATTRIBUTE, None)
+        if isinstance(payload, str):
+            self.collected.add(json.loads(payload))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self._store is not None:
@@ -138,6 +146,7 @@ class SuiteItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.case_index = case_index
+        self.payload = ""  # its results, once run (Collected.payload)
 
     @property
     def suite_file(self) -> SuiteFile:
@@ -154,9 +163,8 @@ class SuiteItem(pytest.Item):
         except AssayError as exc:
             raise AssayTestFailed(f"assay could not run {self.name!r}: {exc}") from None
         order = (self.suite_file.suite_index, self.case_index)
-        self.user_properties.append(
-            (RESULT_PROPERTY, Collected.payload(report, order, self.nodeid))
-        )
+        self.payload = Collected.payload(report, order, self.nodeid)
+        self.user_properties.append(("assay_run", report.run.id))  # in JUnit XML, say
         not_passed = [r for r in report.results if not r.passed]
         if any(r.status != "not_run" for r in not_passed):
             raise AssayTestFailed(failure_text(report, not_passed))

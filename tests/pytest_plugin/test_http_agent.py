@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import yaml
 
@@ -62,7 +63,10 @@ def test_the_report_holds_what_ran_and_each_run_is_stored(
     run_pytest: RunPytest, tmp_path: Path, agent: AgentServer
 ) -> None:
     http_suite(tmp_path, agent.chat_url)
-    result = run_pytest("--assay-suite", "suite.yaml", "--assay-report", "out/report.json")
+    result = run_pytest(
+        *("--assay-suite", "suite.yaml", "--assay-report", "out/report.json"),
+        *("--junitxml", "junit.xml"),
+    )
     assert "assay: wrote out/report.json (4 tests)" in result.out
     report = read_report(tmp_path / "out" / "report.json")
     assert [r["test_name"] for r in report["results"]] == [*NAMES, "wrong"]
@@ -84,6 +88,14 @@ def test_the_report_holds_what_ran_and_each_run_is_stored(
         store.close()
     assert [r.test_name for r in stored.results] == ["wrong"]
     assert stored.results[0].model_dump(mode="json") == report["results"][3]
+    # JUnit XML names each item's stored run, and carries no results
+    cases = ElementTree.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+    properties = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in cases
+    }
+    assert properties["wrong"] == {"assay_run": runs["suite.yaml::wrong"]}
+    assert len(properties) == 4
 
 
 def test_xdist_gives_the_same_outcomes_and_one_report(
