@@ -79,17 +79,8 @@ def plan_run(
         raise ConfigError(
             [Problem(where, "target", "no target: add target: to the suite, or pass --target")]
         )
-    cases = list(loaded.cases)
-    files = [suite_path] if suite_path else []
-    sources = [(loaded.base_dir / ds, ds) for ds in suite.datasets]
-    sources += [(ds_path, str(ds_path)) for ds_path in datasets]
-    if sources:
-        from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
-
-        prefixes = dataset_prefixes([label for _, label in sources])
-        for (path, label), prefix in zip(sources, prefixes, strict=True):
-            files.append(path)
-            cases.extend(dataset_cases(path, suite, label, judge is not None, prefix))
+    cases, read = suite_cases(loaded, datasets, judge is not None)
+    files = [suite_path, *read] if suite_path else read
     if not cases:
         raise ConfigError(
             [
@@ -116,6 +107,26 @@ def plan_run(
     source = str(suite_path) if suite_path and not target_option else "options"
     simulator = suite.simulator or judge
     return RunPlan(suite, cases, target, base_dir, judge, snapshot, source, files, simulator)
+
+
+def suite_cases(
+    loaded: LoadedSuite, datasets: list[Path], with_judge: bool
+) -> tuple[list[TestCase], list[Path]]:
+    """Every test a run of ``loaded`` has, in order: the suite's own, then each row group of
+    its ``datasets:`` and of ``datasets``; and the dataset files read. ``with_judge``: a
+    judge model is given (its metrics join the datasets' defaults)."""
+    cases = list(loaded.cases)
+    sources = [(loaded.base_dir / ds, ds) for ds in loaded.suite.datasets]
+    sources += [(ds_path, str(ds_path)) for ds_path in datasets]
+    files: list[Path] = []
+    if sources:
+        from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
+
+        prefixes = dataset_prefixes([label for _, label in sources])
+        for (path, label), prefix in zip(sources, prefixes, strict=True):
+            files.append(path)
+            cases.extend(dataset_cases(path, loaded.suite, label, with_judge, prefix))
+    return cases, files
 
 
 def dataset_prefixes(labels: list[str]) -> list[str]:
