@@ -91,7 +91,7 @@ class _Parser:
     def parse(self) -> Matcher:
         matcher = self._or()
         if self._peek() is not None:
-            raise self._fail("and, or, or the end")
+            raise self._fail("'and', 'or' or the end")
         return matcher
 
     def _or(self) -> Matcher:
@@ -111,7 +111,7 @@ class _Parser:
     def _not(self) -> Matcher:
         token = self._peek()
         if token is None or token.kind in ("and", "or", ")"):
-            raise self._fail("a name, not or (")
+            raise self._fail("a name, 'not' or '('")
         self.at += 1
         if token.kind == "not":
             inner = self._not()
@@ -120,7 +120,7 @@ class _Parser:
             inner = self._or()
             closing = self._peek()
             if closing is None or closing.kind != ")":
-                raise self._fail(")")
+                raise self._fail("')'")
             self.at += 1
             return inner
         word = token.text.casefold()
