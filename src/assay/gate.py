@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from assay._json import load_bounded
 from assay.cases._problems import pydantic_problems
 from assay.errors import ConfigError, Problem
+from assay.reporters.markdown import md_code
 from assay.reporters.view import fmt_rate
 from assay.results.models import Report, ReportSummary, TestResult
 from assay.store import RunNotFound, Store, TestOutcome
@@ -165,8 +166,6 @@ class GateVerdict:
 
     def markdown(self) -> str:
         """For a CI job summary: user text in code spans, as the Markdown report does."""
-        from assay.reporters.markdown import md_code
-
         icon = "✅" if self.passed else "❌"
         lines = [f"### {icon} assay {self.headline()}", ""]
         lines += [f"- {'✅' if c.passed else '❌'} {c.line}" for c in self.checks]
