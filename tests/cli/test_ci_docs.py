@@ -6,7 +6,6 @@ one printed; its Python block runs and its gate passes."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import ASSAY, REPO
+from tests.cli.shell import bash, shell_env
 
 PAGE = REPO / "docs" / "ci.md"
 BLOCK = re.compile(r"```(sh|python)\n(.*?)```", re.S)
@@ -47,9 +47,7 @@ def test_every_command_and_example_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.copytree(REPO / "examples", tmp_path / "examples")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ASSAY_", "GITHUB_"))}
-    env |= {"PATH": f"{Path(ASSAY).parent}{os.pathsep}{env['PATH']}", "NO_COLOR": "1"}
-    env |= {"COLUMNS": "200"}
+    env = shell_env()
     commands = _commands()
     assert len(commands) >= 10
     outputs = {}
@@ -59,15 +57,7 @@ def test_every_command_and_example_runs(
                 [ASSAY, "runs", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True
             )
             command = command.replace("RUN_ID", json.loads(runs.stdout)[0]["id"])
-        proc = subprocess.run(
-            ["bash", "-c", command],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        proc = bash(command, tmp_path, env)
         assert proc.returncode == code, f"{command}\n{proc.stdout}{proc.stderr}"
         assert "Traceback" not in proc.stderr
         outputs[command] = proc.stdout

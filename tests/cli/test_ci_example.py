@@ -7,16 +7,15 @@ the test runs the assay installed here."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.cli.conftest import ASSAY, REPO
+from tests.cli.conftest import REPO
+from tests.cli.shell import bash, shell_env
 
 WORKFLOW = REPO / "examples" / "ci" / "assay.yml"
 # each `if:` of a run step, as it evaluates on a push to main and on a pull request
@@ -42,12 +41,7 @@ def _run_job(folder: Path, event: str) -> tuple[list[int], str]:
     fails skips the rest, except those whose condition runs after a failure too, as on
     GitHub."""
     summary = folder / "step-summary.md"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ASSAY_", "GITHUB_"))}
-    env |= {
-        "PATH": f"{Path(ASSAY).parent}{os.pathsep}{env['PATH']}",
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "NO_COLOR": "1",
-    }
+    env = shell_env(GITHUB_STEP_SUMMARY=str(summary))
     codes: list[int] = []
     failed = False
     for step in _steps():
@@ -58,15 +52,7 @@ def _run_job(folder: Path, event: str) -> tuple[list[int], str]:
             continue
         if failed and "cancelled()" not in str(condition) and "always()" not in str(condition):
             continue
-        proc = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        proc = bash(step["run"], folder, env)
         assert "Traceback" not in proc.stderr, proc.stderr
         codes.append(proc.returncode)
         failed = failed or proc.returncode != 0

@@ -95,18 +95,22 @@ class _Parser:
         return matcher
 
     def _or(self) -> Matcher:
-        parts = [self._and()]
-        while (token := self._peek()) is not None and token.kind == "or":
-            self.at += 1
-            parts.append(self._and())
-        return parts[0] if len(parts) == 1 else lambda name: any(p(name) for p in parts)
+        return self._joined("or", self._and, any)
 
     def _and(self) -> Matcher:
-        parts = [self._not()]
-        while (token := self._peek()) is not None and token.kind == "and":
+        return self._joined("and", self._not, all)
+
+    def _joined(
+        self,
+        operator: str,
+        operand: Callable[[], Matcher],
+        combine: Callable[[Iterable[bool]], bool],
+    ) -> Matcher:
+        parts = [operand()]
+        while (token := self._peek()) is not None and token.kind == operator:
             self.at += 1
-            parts.append(self._not())
-        return parts[0] if len(parts) == 1 else lambda name: all(p(name) for p in parts)
+            parts.append(operand())
+        return parts[0] if len(parts) == 1 else lambda name: combine(p(name) for p in parts)
 
     def _not(self) -> Matcher:
         token = self._peek()
