@@ -150,7 +150,7 @@ def select_cases(
     """The cases the selection picks, in order. ``names``: stored test names (``--only-failed``
     gives the failed and errored ones of ``names_from``, a run id). Raises ConfigError when
     ``keyword`` cannot be read or nothing is selected."""
-    cases = list(cases)
+    cases, tags = list(cases), list(tags)
     wanted_tags = {tag.casefold() for tag in tags}
     matcher = None
     if keyword is not None:
@@ -174,15 +174,15 @@ def select_cases(
             Problem(
                 "options",
                 _flags(keyword, tags, names_from),
-                _nothing(len(cases), keyword, list(tags), names, names_from),
+                _nothing(len(cases), keyword, tags, names, names_from),
             )
         ]
     )
 
 
-def _flags(keyword: str | None, tags: Iterable[str], names_from: str) -> str:
+def _flags(keyword: str | None, tags: list[str], names_from: str) -> str:
     given = ["-k"] if keyword is not None else []
-    given += ["--tag"] if list(tags) else []
+    given += ["--tag"] if tags else []
     given += ["--only-failed"] if names_from else []
     return " ".join(given)
 
