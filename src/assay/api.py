@@ -56,6 +56,9 @@ def run(
     concurrency: int | None = None,
     repeat: int | None = None,
     limit: int | None = None,
+    keyword: str | None = None,
+    tags: Sequence[str] | None = None,
+    only_failed: str | None = None,
     judge: str | None = None,
     judge_base_url: str | None = None,
     turn_timeout_s: float | None = None,
@@ -88,6 +91,9 @@ async def run_async(
     concurrency: int | None = None,
     repeat: int | None = None,
     limit: int | None = None,
+    keyword: str | None = None,
+    tags: Sequence[str] | None = None,
+    only_failed: str | None = None,
     judge: str | None = None,
     judge_base_url: str | None = None,
     turn_timeout_s: float | None = None,
@@ -102,9 +108,10 @@ async def run_async(
     """Run a suite in the running event loop, store it, and return its report.
 
     ``target``, ``dataset`` (one file or several), ``concurrency`` ... ``no_cache``: the
-    options of ``RunOptions``; ``target`` may also be a Python agent function defined at the
-    top level of a module or notebook (it is run as ``module:function``). ``store``: a
-    store URL or an open ``Store`` (default: the CLI's, ``$ASSAY_STORE`` or
+    options of ``RunOptions`` (``keyword``, ``tags`` and ``only_failed`` are ``assay run``'s
+    ``-k``, ``--tag`` and ``--only-failed``); ``target`` may also be a Python agent function
+    defined at the top level of a module or notebook (it is run as ``module:function``).
+    ``store``: a store URL or an open ``Store`` (default: the CLI's, ``$ASSAY_STORE`` or
     ``sqlite:///.assay/assay.db``). ``resume``: a stored run's
     id (or a prefix) to finish; it keeps its suite and options, and the target and judge
     options must be given again. ``on_start(RunStart)``, ``on_result(TestResult)``: called
@@ -142,6 +149,8 @@ def _options(arguments: dict[str, Any]) -> RunOptions:
     from assay.runner.request import run_options
 
     values = {k: v for k, v in arguments.items() if k in RunOptions.model_fields and v is not None}
+    if isinstance(values.get("tags"), str):  # one tag given as a string, not its letters
+        values["tags"] = [values["tags"]]
     if callable(values.get("target")):
         values["target"] = _by_name(values["target"])
     given = arguments.get("dataset")

@@ -329,6 +329,21 @@ class RunOptions(BaseModel):
         default=None, ge=1, description="run each test K times (execution.repeat, default 1)"
     )
     limit: int | None = Field(default=None, ge=1, description="run only the first N tests")
+    keyword: str | None = Field(
+        default=None,
+        description="run only the tests whose names match EXPR: words matched as "
+        "case-insensitive substrings, with and, or, not and parentheses, as in pytest's -k",
+    )
+    tags: list[str] = Field(
+        default_factory=list,
+        description="run only the tests with this tag (repeatable: a test runs if it has any "
+        "of them)",
+    )
+    only_failed: str | None = Field(
+        default=None,
+        description="run only the tests that failed or errored in the stored run RUN_ID (a "
+        "new run, comparable with assay diff); without a suite, that run's suite and datasets",
+    )
     turn_timeout_s: float | None = Field(
         default=None,
         gt=0,

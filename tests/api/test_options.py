@@ -41,7 +41,8 @@ def test_every_option_is_a_flag_of_assay_run_with_the_options_help() -> None:
     command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
     flags = {param.name: param for param in command.params}
     for name, field in RunOptions.model_fields.items():
-        flag = "--dataset" if name == "datasets" else "--" + name.replace("_", "-")
+        spelled = {"datasets": "--dataset", "keyword": "-k", "tags": "--tag"}
+        flag = spelled.get(name, "--" + name.replace("_", "-"))
         assert flags[name].opts == [flag], name
         assert flags[name].help == field.description and field.description, name
 

@@ -15,6 +15,7 @@ from types import FrameType
 
 import typer
 
+from assay.cli._gate import append_step_summary, print_verdict, read_gate, step_summary_file
 from assay.cli._progress import execute_with_progress
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
@@ -28,9 +29,12 @@ from assay.store import open_store
 EXIT_INTERRUPTED = 130
 
 
+_SPELLED = {"datasets": "--dataset", "keyword": "-k", "tags": "--tag"}
+
+
 def _flag(name: str) -> str:
     """A RunOptions field's flag: ``turn_timeout_s`` is ``--turn-timeout-s``."""
-    return "--dataset" if name == "datasets" else "--" + name.replace("_", "-")
+    return _SPELLED.get(name) or "--" + name.replace("_", "-")
 
 
 # a flag's help is its option's description: one text for the CLI, the API and the docs
@@ -46,6 +50,11 @@ def run(
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help=HELP["concurrency"]),
     repeat: int | None = typer.Option(None, "--repeat", min=1, help=HELP["repeat"]),
     limit: int | None = typer.Option(None, "--limit", min=1, help=HELP["limit"]),
+    keyword: str | None = typer.Option(None, "-k", metavar="EXPR", help=HELP["keyword"]),
+    tags: list[str] = typer.Option([], "--tag", metavar="TAG", help=HELP["tags"]),
+    only_failed: str | None = typer.Option(
+        None, "--only-failed", metavar="RUN_ID", help=HELP["only_failed"]
+    ),
     turn_timeout_s: float | None = typer.Option(
         None, "--turn-timeout-s", help=HELP["turn_timeout_s"]
     ),
@@ -71,6 +80,26 @@ def run(
     strict: bool = typer.Option(
         False, "--strict", help="exit 1 when any test was not run (nothing checked on it)"
     ),
+    fail_under: str | None = typer.Option(
+        None,
+        "--fail-under",
+        metavar="RATE",
+        help="gate: exit 0 when the pass rate is at or above RATE (0.9 or 90%), else 1",
+    ),
+    baseline: str | None = typer.Option(
+        None,
+        "--baseline",
+        metavar="RUN_ID_OR_REPORT",
+        help="gate: compare with this stored run or JSON report (see --max-regressions)",
+    ),
+    max_regressions: int | None = typer.Option(
+        None,
+        "--max-regressions",
+        min=0,
+        metavar="N",
+        help="gate: exit 1 when more than N tests that passed in the baseline do not pass now "
+        "(default 0)",
+    ),
 ) -> None:
     """Run a suite and report per-turn results."""
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
@@ -88,11 +117,13 @@ def run(
                 )
             ]
         )
-    if suite is None and not datasets and resume is None:
+    if suite is None and not datasets and resume is None and only_failed is None:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     outputs = _outputs(out, fmt)
     opened = open_store(store)
+    verdict = None
     try:
+        gate = read_gate(fail_under, baseline, max_regressions, opened)
         with _sigterm_as_ctrl_c():
             outcome = execute_with_progress(suite, options, opened, store, resume, not quiet)
         to_stdout = any(path is None for path, _ in outputs)
@@ -104,8 +135,14 @@ def run(
                 f"[bold]{outcome.resume_command}[/]"
             )
             raise typer.Exit(EXIT_INTERRUPTED)
-        if outputs:
-            report = opened.load_report(outcome.run.id)
+        if gate is not None:
+            verdict = gate.verdict(outcome.summary, outcome.run.id, opened)
+            print_verdict(verdict, console)
+        job_summary = step_summary_file()
+        report = opened.load_report(outcome.run.id) if outputs or job_summary else None
+        if report is not None and job_summary:
+            append_step_summary(report, verdict, job_summary)
+        if report is not None:
             for path, f in outputs:
                 if path is None:
                     typer.echo(for_stdout(render(report, f)), nl=False)
@@ -120,7 +157,10 @@ def run(
                     console.print(f"wrote {markup_safe(str(path))}")
     finally:
         opened.close()
-    raise typer.Exit(exit_code(outcome.summary, strict))
+    code = exit_code(outcome.summary, strict)
+    if verdict is not None:  # the gate decides; --strict still asks that every test ran
+        code = max(verdict.exit_code, int(strict and outcome.summary.not_run > 0))
+    raise typer.Exit(code)
 
 
 @contextmanager

@@ -40,6 +40,7 @@ from assay.runner.request import (
     fingerprint,
 )
 from assay.runner.scheduler import ResultSink, run_cases
+from assay.runner.select import failed_tests, rerun_request, select_cases
 from assay.runner.storable import storable_text
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
@@ -111,6 +112,11 @@ class RunJob:
             started = RunRequest.from_inputs(stored)
             request = started.resumed_with(request, self.resume_id, bool(stored.get(IN_MEMORY)))
             stored_fingerprint = inputs.get("fingerprint")
+        rerun: tuple[str, set[str] | None] = ("", None)
+        if request.options.only_failed is not None:  # checked first: a typo costs no planning
+            rerun = failed_tests(store, request.options.only_failed)
+            if resume is None:
+                request = rerun_request(request, store, rerun[0])
         self.request = request
         self.plan: RunPlan = self._plan(started)
         # the one override rule: an option given > the suite's execution: > the default
@@ -137,8 +143,9 @@ class RunJob:
             )
         self.repeat = execution.repeat
         self.concurrency = execution.concurrency
-        limit = request.options.limit
-        self.cases = self.plan.cases[:limit] if limit else self.plan.cases
+        options = request.options
+        chosen = select_cases(self.plan.cases, options.keyword, options.tags, rerun[1], rerun[0])
+        self.cases = chosen[: options.limit] if options.limit else chosen
         self._goal: Any = None  # an assay.simulation.GoalRuntime, once execute builds it
         self.names = _stored_names(self.cases)
         self._stop_requested = False

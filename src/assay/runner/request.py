@@ -27,7 +27,8 @@ from assay.secrets import REDACTOR
 
 ENDPOINT_OPTIONS = ("target", "judge", "judge_base_url")
 # what decides which tests a run has and how they are counted: a resume must not change it
-FIXED_ON_RESUME = ("datasets", "repeat", "limit")
+FIXED_ON_RESUME = ("datasets", "repeat", "limit", "keyword", "tags", "only_failed")
+_FLAGS = {"keyword": "-k", "tags": "--tag", "only_failed": "--only-failed"}
 # a suite given to assay.run as an object, not a file: a resume needs it given again
 IN_MEMORY = "in_memory_suite"
 
@@ -96,11 +97,13 @@ class RunRequest:
         ):
             started = ", ".join(map(str, self.options.datasets)) or "no --dataset"
             raise _refuse(run_id, "--dataset", f"it was started with {started}")
-        for name in ("repeat", "limit"):  # the other options of FIXED_ON_RESUME
+        for name in FIXED_ON_RESUME[1:]:
             value = getattr(given.options, name)
-            if value is not None and value != getattr(self.options, name):
+            if value not in (None, []) and value != getattr(self.options, name):
                 raise _refuse(
-                    run_id, f"--{name}", f"it was started with {getattr(self.options, name)}"
+                    run_id,
+                    _FLAGS.get(name, f"--{name}"),
+                    f"it was started with {getattr(self.options, name)}",
                 )
         stored = self.options.model_dump(exclude=set(ENDPOINT_OPTIONS))
         anew = given.options.model_dump(exclude_defaults=True, exclude=set(FIXED_ON_RESUME))

@@ -1,0 +1,197 @@
+"""``assay run --fail-under / --baseline --max-regressions`` through the real CLI: the gate
+decides the exit code, at its boundaries; regressions count only tests that passed in the
+baseline (a stored run or a JSON report); flaky tests are set apart; the job summary is
+appended to ``$GITHUB_STEP_SUMMARY``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import RunCli
+from tests.cli.picking import output, run_id, write_suite
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return write_suite(tmp_path)
+
+
+# 5 tests; "bags" raising makes baggage error: 4 of 5 pass, a pass rate of exactly 0.8
+ONE_ERROR = {"RAISE": "bags"}
+
+
+@pytest.mark.parametrize(
+    ("rate", "code"),
+    [("0.8", 0), ("80%", 0), ("0.79", 0), ("0.81", 1), ("80.5%", 1), ("1", 1), ("0", 0)],
+)
+def test_fail_under_at_its_boundary(assay_cli: RunCli, suite: Path, rate: str, code: int) -> None:
+    proc = assay_cli("run", str(suite), "--fail-under", rate, env=ONE_ERROR)
+    assert proc.returncode == code, output(proc)
+    assert "pass rate 80.0% (4 of 5 tests)" in proc.stdout
+    assert ("gate passed (exit 0)" if code == 0 else "gate failed (exit 1)") in proc.stdout
+
+
+def test_without_a_gate_the_errored_test_fails_the_run(assay_cli: RunCli, suite: Path) -> None:
+    """The run the boundary test gates: exit 1 without the gate, so the gate decided."""
+    proc = assay_cli("run", str(suite), env=ONE_ERROR)
+    assert proc.returncode == 1
+    assert "gate" not in proc.stdout
+
+
+@pytest.mark.parametrize("rate", ["1.5", "-0.1", "ninety", "150%", ""])
+def test_a_bad_rate_is_bad_input_before_the_run(assay_cli: RunCli, suite: Path, rate: str) -> None:
+    proc = assay_cli("run", str(suite), "--fail-under", rate)
+    assert proc.returncode == 2
+    assert f"--fail-under: give a rate from 0 to 1 (0.9) or a percentage (90%), got {rate!r}" in (
+        proc.stderr
+    )
+    assert json.loads(assay_cli("runs", "--json").stdout) == []
+
+
+@pytest.fixture
+def baseline(assay_cli: RunCli, suite: Path, tmp_path: Path) -> dict[str, str]:
+    """A run in which flight-change already fails: its id and its JSON report."""
+    report = tmp_path / "main-report.json"
+    proc = assay_cli("run", str(suite), "--out", str(report), env={"WRONG": "change"})
+    assert proc.returncode == 1
+    return {"id": run_id(assay_cli), "report": str(report)}
+
+
+# now flight-change (failing in the baseline) and seat-window (passing there) fail, and
+# baggage errors: two regressions, seat-window and baggage; flight-change is not one
+NOW_BROKEN = {"WRONG": "change,seat", "RAISE": "bags"}
+
+
+@pytest.mark.parametrize("given_as", ["id", "report"])
+@pytest.mark.parametrize(("allowed", "code"), [(2, 0), (1, 1), (0, 1)])
+def test_max_regressions_counts_only_baseline_passes(
+    assay_cli: RunCli,
+    suite: Path,
+    baseline: dict[str, str],
+    given_as: str,
+    allowed: int,
+    code: int,
+) -> None:
+    proc = assay_cli(
+        "run",
+        str(suite),
+        "--baseline",
+        baseline[given_as],
+        "--max-regressions",
+        str(allowed),
+        env=NOW_BROKEN,
+    )
+    assert proc.returncode == code, output(proc)
+    label = f"run {baseline['id'][:12]}"
+    if given_as == "report":
+        label = f"main-report.json ({label})"
+    within = "within" if code == 0 else "more than"
+    assert (
+        f"2 tests that passed in {label} did not pass now ({within} --max-regressions {allowed})"
+    ) in proc.stdout
+    assert "regressed: seat-window, baggage" in proc.stdout
+
+
+def test_baseline_alone_allows_no_regression(
+    assay_cli: RunCli, suite: Path, baseline: dict[str, str]
+) -> None:
+    # flight-change failed in the baseline and still fails: not a regression, exit 0
+    same = assay_cli("run", str(suite), "--baseline", baseline["id"], env={"WRONG": "change"})
+    assert same.returncode == 0, output(same)
+    assert "0 tests that passed in" in same.stdout
+    worse = assay_cli("run", str(suite), "--baseline", baseline["id"], env={"WRONG": "seat"})
+    assert worse.returncode == 1
+    assert "1 test that passed in" in worse.stdout
+
+
+def test_both_gates_must_hold(assay_cli: RunCli, suite: Path, baseline: dict[str, str]) -> None:
+    args = ["run", str(suite), "--baseline", baseline["report"], "--max-regressions", "2"]
+    # 2 of 5 pass: the regressions are within bounds, the pass rate is not
+    low = assay_cli(*args, "--fail-under", "0.5", env=NOW_BROKEN)
+    assert low.returncode == 1, output(low)
+    assert "gate: ok 2 tests that passed" in low.stdout
+    assert "gate: FAIL pass rate 40.0% (2 of 5 tests) is below --fail-under 50.0%" in low.stdout
+    enough = assay_cli(*args, "--fail-under", "0.4", env=NOW_BROKEN)
+    assert enough.returncode == 0, output(enough)
+
+
+def test_flaky_tests_are_set_apart(assay_cli: RunCli, suite: Path, tmp_path: Path) -> None:
+    base = assay_cli("run", str(suite), "--repeat", "2")
+    assert base.returncode == 0, output(base)
+    steady = run_id(assay_cli)
+    # seat-window passes on one repetition and fails on the other: noise, not a regression
+    proc = assay_cli(
+        "run", str(suite), "--repeat", "2", "--baseline", steady, env={"FLAKY": "seat"}
+    )
+    assert proc.returncode == 0, output(proc)
+    assert "0 tests that passed in" in proc.stdout
+    assert "flaky in either run, not counted: seat-window" in proc.stdout
+    # the same test failing on both repetitions is one regression, counted once
+    broken = assay_cli(
+        "run", str(suite), "--repeat", "2", "--baseline", steady, env={"WRONG": "seat"}
+    )
+    assert broken.returncode == 1
+    assert "1 test that passed in" in broken.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "the baseline is not JSON: give a report written by --out X.json"),
+        ('{"run": {"id": "x"}}', "results: required field is missing"),
+        (
+            '{"run": {"id": "x"}, "results": [{"test_name": "a", "status": "fine", '
+            '"passed": true}]}',
+            "results[0].status",
+        ),
+    ],
+)
+def test_a_bad_baseline_file_is_bad_input(
+    assay_cli: RunCli, suite: Path, tmp_path: Path, content: str, message: str
+) -> None:
+    bad = tmp_path / "baseline.json"
+    bad.write_text(content)
+    proc = assay_cli("run", str(suite), "--baseline", str(bad))
+    assert proc.returncode == 2, output(proc)
+    assert str(bad) in proc.stderr and message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert json.loads(assay_cli("runs", "--json").stdout) == []  # refused before the run
+
+
+def test_bad_baseline_references(assay_cli: RunCli, suite: Path) -> None:
+    missing = assay_cli("run", str(suite), "--baseline", "main.json")
+    assert missing.returncode == 2
+    assert "--baseline: no report file 'main.json'" in missing.stderr
+    unknown = assay_cli("run", str(suite), "--baseline", "0123456789abcdef")
+    assert unknown.returncode == 2
+    assert "--baseline: no stored run '0123456789abcdef'" in unknown.stderr
+    alone = assay_cli("run", str(suite), "--max-regressions", "1")
+    assert alone.returncode == 2
+    assert "--max-regressions: counts regressions against a baseline" in alone.stderr
+
+
+def test_an_infrastructure_failure_keeps_exit_3(assay_cli: RunCli, suite: Path) -> None:
+    """A gate does not turn "could not run" into a pass: the store cannot be created."""
+    proc = assay_cli(
+        "run", str(suite), "--fail-under", "0", "--store", "sqlite:////proc/nope/assay.db"
+    )
+    assert proc.returncode == 3, output(proc)
+
+
+def test_the_job_summary_is_appended(assay_cli: RunCli, suite: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("## an earlier step\n")
+    env = {"GITHUB_STEP_SUMMARY": str(summary), **ONE_ERROR}
+    gated = assay_cli("run", str(suite), "--fail-under", "0.8", env=env)
+    assert gated.returncode == 0, output(gated)
+    plain = assay_cli("run", str(suite), env=env)
+    assert plain.returncode == 1
+    text = summary.read_text()
+    assert text.startswith("## an earlier step\n### ✅ assay gate passed\n")
+    assert "- ✅ pass rate 80.0% (4 of 5 tests) is at or above --fail-under 80.0%" in text
+    assert text.count("## ❌ assay: picking") == 2  # the Markdown report, once per run
+    assert text.count("assay gate") == 1  # the ungated run adds its report only
+    assert "`baggage`" in text or "baggage" in text
