@@ -235,9 +235,9 @@ class ResultWriter:
         """Hand over a result's JSON (from ``encode_result``) to be stored: when the event
         loop finishes its current turn (results finished together go together), at
         SEND_EVERY results or after HOLD_MAX_S; without a running loop, at SEND_EVERY or
-        ``close``."""
-        if self.error is None and self._replies.poll():
-            self._read_reply()
+        ``close``. A failure the writer reported is raised here, at the first ``add`` after
+        a hand-over saw it (polled once per hand-over, not per result: a poll is a system
+        call)."""
         if self.error is not None:
             raise self.error
         if not self._pending:
@@ -254,6 +254,8 @@ class ResultWriter:
 
     def _flush(self) -> None:
         self._flush_planned = False
+        if self.error is None and self._replies.poll():
+            self._read_reply()
         if not self._pending or self.error is not None:
             return
         try:
