@@ -71,7 +71,6 @@ def run(
     # imported here, not at start-up: `assay --help` lists this command without them
     from assay.cli._progress import execute_with_progress
     from assay.cli.summary import exit_code, print_summary
-    from assay.reporters import render, write_report
     from assay.runner import run_options
     from assay.store import open_store
 
@@ -107,6 +106,8 @@ def run(
             )
             raise typer.Exit(EXIT_INTERRUPTED)
         if outputs:
+            from assay.reporters import render, write_report
+
             report = opened.load_report(outcome.run.id)
             for path, f in outputs:
                 if path is None:
