@@ -1,19 +1,6 @@
-"""The ``assay`` command line: one module per command, all registered on ``app``."""
+"""The ``assay`` command line: one module per command, each registered on ``app`` and
+imported only when its command is run or listed (``app.COMMAND_MODULES``)."""
 
-from assay.cli import (  # noqa: F401  (registers the commands)
-    agent,
-    demo,
-    diff,
-    importer,
-    init,
-    judge,
-    report,
-    run,
-    runs,
-    schema,
-    serve,
-    validate,
-)
 from assay.cli.app import app
 
 

@@ -4,22 +4,80 @@ turns assay's exceptions into one clear message and an exit code (SPEC §1)."""
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import traceback
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
+import typer.core
+import typer.main
 from rich.console import Console
 
-from assay._isolation import describe
 from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
 from assay.version import __version__
 
+# each command and the module that registers it on ``app``: imported when the command runs
+# or is listed, so ``assay validate`` never pays for the store, aiohttp or the dashboard
+COMMAND_MODULES = {
+    "run": "assay.cli.run",
+    "validate": "assay.cli.validate",
+    "report": "assay.cli.report",
+    "runs": "assay.cli.runs",
+    "diff": "assay.cli.diff",
+    "serve": "assay.cli.serve",
+    "init": "assay.cli.init",
+    "import": "assay.cli.importer",
+    "schema": "assay.cli.schema",
+    "demo": "assay.cli.demo",
+    "agent": "assay.cli.agent",
+    "judge": "assay.cli.judge",
+}
+
+
+class LazyCommands(typer.core.TyperGroup):
+    """The top-level group: it knows its commands by name (``COMMAND_MODULES``) and
+    imports a command's module only when that command is looked up."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMAND_MODULES)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(COMMAND_MODULES[cmd_name])
+            self.commands.update(_registered(cmd_name))
+        return self.commands.get(cmd_name)
+
+
+def _registered(name: str) -> dict[str, Any]:
+    """The click command (or group) registered on ``app`` under ``name``, built as typer
+    builds the ones it knows at start-up."""
+    built: dict[str, Any] = {}
+    for info in app.registered_commands:
+        command_name = info.name or typer.main.get_command_name(info.callback.__name__)  # type: ignore[union-attr]
+        if command_name == name:
+            built[name] = typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            built[name] = typer.main.get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+                suggest_commands=app.suggest_commands,
+            )
+    return built
+
+
 app = typer.Typer(
     name="assay",
+    cls=LazyCommands,
     help="Test LLM agents and chatbots turn by turn.",
     no_args_is_help=True,
     add_completion=False,
@@ -74,6 +132,8 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
             err_console.print("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:
+            from assay._isolation import describe  # asyncio: not needed until now
+
             if os.environ.get("ASSAY_DEBUG"):
                 err_console.print(REDACTOR(traceback.format_exc()), markup=False)
             message = " ".join(REDACTOR(describe(exc)).split())  # one line

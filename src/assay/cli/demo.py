@@ -6,13 +6,8 @@ from pathlib import Path
 
 import typer
 
-from assay.cli._progress import execute_with_progress
 from assay.cli.app import app, out_console, user_errors
-from assay.cli.summary import print_summary
 from assay.errors import ConfigError, Problem
-from assay.reporters import write_report
-from assay.runner import run_options
-from assay.store import open_store
 
 SUITE = Path("examples") / "travel" / "suite.yaml"
 REPORT = Path(".assay") / "demo-report.html"
@@ -44,6 +39,12 @@ def demo(
     ),
 ) -> None:
     """Test the built-in travel agent with the example suite (no API key needed)."""
+    from assay.cli._progress import execute_with_progress
+    from assay.cli.summary import print_summary
+    from assay.reporters import write_report
+    from assay.runner import run_options
+    from assay.store import open_store
+
     suite = find_suite()
     out_console.print(f"running {suite} against the built-in travel agent (no API key needed)")
     options = run_options({"judge": judge, "judge_base_url": judge_base_url})

@@ -4,15 +4,19 @@ run-level changes are real (a 95% paired-bootstrap interval); exit 1 on a regres
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.runs import store_option
-from assay.store import RunDiff, TestChange, open_store
-from assay.store.estimates import Change
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from assay.store import RunDiff, TestChange
+    from assay.store.estimates import Change
 
 _SHOWN = 50  # new/removed tests listed by name; the rest are counted
 
@@ -50,6 +54,8 @@ def _print(diff: RunDiff) -> None:
     out_console.print(f"run {diff.run_b[:12]} compared with run {diff.run_a[:12]}")
     changes = diff.regressions + diff.improvements
     if changes:
+        from rich.table import Table
+
         table = Table(title_justify="left")
         for column in ("change", "test", "metric", "A", "B"):
             table.add_column(column, overflow="fold")
@@ -94,6 +100,8 @@ def diff(
 ) -> None:
     """Compare two stored runs test by test and metric by metric, with a 95% interval on the
     pass-rate and mean-score changes; exit 1 on a regression."""
+    from assay.store import open_store
+
     with open_store(store) as opened:
         result = opened.compare_runs(run_a, run_b)
         suites = [

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, err_console, user_errors
 from assay.errors import ConfigError, Problem
-from assay.importers import IMPORTERS, Unmapped, suite_yaml
+
+if TYPE_CHECKING:
+    from assay.importers import Unmapped
 
 
 class Kind(StrEnum):
@@ -48,6 +51,8 @@ def import_(
         raise ConfigError(
             [Problem("options", "--out", f"{str(out)!r} exists; pass --force to overwrite it")]
         )
+    from assay.importers import IMPORTERS, suite_yaml
+
     imported = IMPORTERS[kind.value](file).checked()
     _report("not mapped", imported.unmapped)
     _report("mapped approximately", imported.approximate)

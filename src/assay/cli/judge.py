@@ -6,18 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-import assay.metrics.judge  # noqa: F401  (registers the judge metrics)
 from assay.cli._terminal import visible
 from assay.cli.app import app, out_console, user_errors
-from assay.config import ModelConfig
 from assay.errors import ConfigError, Problem
-from assay.metrics.base import Metric
-from assay.metrics.registry import MetricConfigError, build_metric
-from assay.runner.plan import parse_judge_option
+
+if TYPE_CHECKING:
+    from assay.config import ModelConfig
+    from assay.metrics.base import Metric
 
 judge_app = typer.Typer(
     name="judge", help="Check judge metrics against human labels.", no_args_is_help=True
@@ -51,7 +50,8 @@ def check(
 ) -> None:
     """Run a judge metric over labelled rows and report its agreement with the labels:
     accuracy and Cohen's kappa for pass/fail labels, Spearman for numeric ones."""
-    # imported here, not at start-up: only this command needs the model clients
+    # imported here, not at start-up: only this command needs the metrics and model clients
+    import assay.metrics.judge  # noqa: F401  (registers the judge metrics)
     from assay.metrics.judge.calibration import AgreementReport, load_labelled, score_rows
     from assay.models import ResponseCache, default_cache_path, make_model
 
@@ -93,6 +93,8 @@ def check(
 
 
 def _metric(name: str, raw_options: str | None) -> Metric:
+    from assay.metrics.registry import MetricConfigError, build_metric
+
     opts: Any = {}
     if raw_options:
         try:
@@ -115,6 +117,8 @@ def _metric(name: str, raw_options: str | None) -> Metric:
 
 
 def _judge_config(value: str, base_url: str | None) -> ModelConfig:
+    from assay.runner.plan import parse_judge_option
+
     config = parse_judge_option(value)
     if base_url:
         config = config.model_copy(update={"base_url": base_url})

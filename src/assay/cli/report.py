@@ -9,8 +9,8 @@ import typer
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, user_errors
 from assay.cli.runs import store_option
-from assay.reporters import FORMATS, format_for_path, render, write_report
-from assay.store import open_store
+
+FORMAT_NAMES = "json|markdown|junit|html"  # assay.reporters.FORMATS, without importing Jinja2
 
 
 @app.command()
@@ -18,12 +18,15 @@ from assay.store import open_store
 def report(
     run_id: str = typer.Argument(..., help="a run id, or a unique prefix of 6+ characters"),
     fmt: str | None = typer.Option(
-        None, "--format", help=f"{'|'.join(FORMATS)} (default: from --out's extension, or json)"
+        None, "--format", help=f"{FORMAT_NAMES} (default: from --out's extension, or json)"
     ),
     out: Path | None = typer.Option(None, "--out", help="write here instead of standard output"),
     store: str | None = store_option(),
 ) -> None:
     """Render a stored run (`assay runs` lists their ids)."""
+    from assay.reporters import format_for_path, render, write_report
+    from assay.store import open_store
+
     chosen = (
         format_for_path(out, fmt) if out is not None else format_for_path(Path("-"), fmt or "json")
     )

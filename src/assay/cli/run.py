@@ -15,16 +15,11 @@ from types import FrameType
 
 import typer
 
-from assay.cli._gate import append_step_summary, print_verdict, read_gate, step_summary_file
-from assay.cli._progress import execute_with_progress
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
-from assay.cli.summary import exit_code, print_summary
+from assay.cli.report import FORMAT_NAMES
 from assay.config import RunOptions
 from assay.errors import ConfigError, Problem, StoreError
-from assay.reporters import format_for_path, render, write_report
-from assay.runner import run_options
-from assay.store import open_store
 
 EXIT_INTERRUPTED = 130
 
@@ -69,7 +64,7 @@ def run(
     max_file_mb: float | None = typer.Option(None, "--max-file-mb", help=HELP["max_file_mb"]),
     no_cache: bool = typer.Option(False, "--no-cache", help=HELP["no_cache"]),
     out: list[Path] = typer.Option([], "--out", help="write a report here (repeatable)"),
-    fmt: list[str] = typer.Option([], "--format", help="json|markdown|junit|html (repeatable)"),
+    fmt: list[str] = typer.Option([], "--format", help=f"{FORMAT_NAMES} (repeatable)"),
     store: str | None = typer.Option(
         None, "--store", help="sqlite:///... or postgresql+psycopg://..."
     ),
@@ -102,6 +97,13 @@ def run(
     ),
 ) -> None:
     """Run a suite and report per-turn results."""
+    # imported here, not at start-up: `assay --help` lists this command without them
+    from assay.cli._gate import append_step_summary, print_verdict, read_gate, step_summary_file
+    from assay.cli._progress import execute_with_progress
+    from assay.cli.summary import exit_code, print_summary
+    from assay.runner import run_options
+    from assay.store import open_store
+
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
     options = run_options(given, spell=_flag)
     if executor != "local":
@@ -143,6 +145,8 @@ def run(
         if report is not None and job_summary:
             append_step_summary(report, verdict, job_summary)
         if report is not None:
+            from assay.reporters import render, write_report
+
             for path, f in outputs:
                 if path is None:
                     typer.echo(for_stdout(render(report, f)), nl=False)
@@ -191,6 +195,8 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
     """Pair each --out with a format: the --format in the same position, else the extension.
     A --format with no --out prints that report to standard output."""
+    from assay.reporters import format_for_path
+
     if len(fmt) > max(len(out), 1):
         raise ConfigError([Problem("options", "--format", "give one --out per --format")])
     if not out:

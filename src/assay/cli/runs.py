@@ -7,11 +7,10 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
+from assay._defaults import DEFAULT_STORE_URL, STORE_URL_ENV
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
-from assay.store import DEFAULT_STORE_URL, STORE_URL_ENV, open_store
 
 ID_SHOWN = 12  # characters of a run id in the table; `--json` has the whole id
 _STATUS_STYLE = {"completed": "green", "running": "cyan", "interrupted": "yellow", "failed": "red"}
@@ -34,6 +33,10 @@ def runs(
     limit: int = typer.Option(50, "--limit", min=1, help="show at most this many runs"),
 ) -> None:
     """List the stored runs, latest first."""
+    from rich.table import Table
+
+    from assay.store import open_store
+
     with open_store(store) as opened:
         records = opened.list_runs(limit)
         where = opened.url

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from assay.cli._terminal import visible
 from assay.cli.app import app, out_console, user_errors
-from assay.datasets import ShapeReport, validate_dataset
 from assay.errors import DatasetError
+
+if TYPE_CHECKING:
+    from assay.datasets import ShapeReport
 
 
 @app.command()
@@ -25,6 +27,8 @@ def validate(
 ) -> None:
     """Check a dataset file and print its shape: MULTI-TURN or SINGLE-TURN, rows,
     conversations, the columns used, and warnings."""
+    from assay.datasets import validate_dataset  # imported when a file is checked
+
     if not json_output:
         _print_text(validate_dataset(file))
         return

@@ -179,11 +179,16 @@ class Metric(ABC, Generic[OptionsT]):
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
-        size = len(ctx.response or "") + _tools_size(ctx.tool_invocations)
-        return await _inline_or_threaded(self._inline(size), self.run_sync, ctx)
+        return await _inline_or_threaded(self._inline(_turn_size(ctx)), self.run_sync, ctx)
 
     def _inline(self, size: int) -> bool:
         return not self.isolated and size <= INLINE_LIMIT_CHARS
+
+    def scores_inline(self, ctx: MetricContext) -> bool:
+        """Whether ``evaluate(ctx)`` runs to its end without waiting on anything (this
+        class's own ``evaluate`` on a small input): no time limit could stop it, so the
+        runner sets none (an ``asyncio.timeout`` costs more than such a metric)."""
+        return type(self).evaluate is Metric.evaluate and self._inline(_turn_size(ctx))
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
         return self._scored(lambda: self.measure(ctx))
@@ -238,6 +243,10 @@ def _options_class(arg: Any) -> type[MetricOptions]:
     if not (isinstance(arg, type) and issubclass(arg, MetricOptions)):
         raise TypeError(f"a metric's type parameter is a MetricOptions subclass, got {arg!r}")
     return arg
+
+
+def _turn_size(ctx: MetricContext) -> int:
+    return len(ctx.response or "") + _tools_size(ctx.tool_invocations)
 
 
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:

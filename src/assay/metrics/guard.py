@@ -9,6 +9,7 @@ a grader's ``sys.exit``, a bug) or runs past its time limit becomes that metric'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
@@ -22,7 +23,10 @@ async def score_turn_metric(
 ) -> MetricResult | str:
     """``metric`` on one turn: its result, or why it was not run."""
     return await _guarded(
-        metric, limit_s, lambda: metric.missing_input(ctx), lambda: metric.evaluate(ctx)
+        metric,
+        None if metric.scores_inline(ctx) else limit_s,
+        lambda: metric.missing_input(ctx),
+        lambda: metric.evaluate(ctx),
     )
 
 
@@ -40,24 +44,25 @@ async def score_test_metric(
 
 async def _guarded(
     metric: Metric,
-    limit_s: float,
+    limit_s: float | None,
     missing: Callable[[], str | None],
     evaluate: Callable[[], Awaitable[MetricResult]],
 ) -> MetricResult | str:
+    """``limit_s`` None: the metric never waits (``Metric.scores_inline``), so no limit."""
     started = time.perf_counter()
-    limit = asyncio.timeout(limit_s)
+    limit = None if limit_s is None else asyncio.timeout(limit_s)
     try:
         reason = missing()
         if reason:
             return reason
-        async with limit:
+        async with limit or contextlib.nullcontext():
             result = await evaluate()
         if not isinstance(result, MetricResult):
             raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
         return result
     except BaseException as exc:  # anything at all: this metric's error
         reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
-        if limit.expired():
+        if limit is not None and limit.expired():
             error = f"took longer than {limit_s:g} s (the limit is execution.metric_timeout_s)"
         else:
             error = describe(exc)

@@ -72,9 +72,15 @@ class ReplyBody:
     async def read(self) -> bytes:
         """The whole body; ``ReplyTooLarge`` past the limit."""
         declared = self.response.content_length
-        if declared is not None and declared > self.max_bytes and not self._encoded:
-            self.response.close()
-            raise ReplyTooLarge(self.max_bytes)
+        if declared is not None and not self._encoded:
+            if declared > self.max_bytes:
+                self.response.close()
+                raise ReplyTooLarge(self.max_bytes)
+            # a declared, unencoded length is the body's: aiohttp reads no more than that,
+            # in one call (the piece-by-piece count is for bodies whose size is not known)
+            body = await self.response.read()
+            self.received += len(body)
+            return body
         parts = [chunk async for chunk in self.chunks()]
         return b"".join(parts)
 

@@ -3,9 +3,10 @@ the agents spends no time (and holds no GIL) on the database.
 
 The loop makes each result storable and serialises it (``encode_result``), and hands the
 bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
-result is never held back waiting for others. A forked writer process parses them back and
-commits what it has at once, or MIN_GAP_S after its previous commit when results keep
-coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
+result is never held back waiting for others. A forked writer process parses them back
+(and stores the JSON as it came, never serialised again) and commits what it has at once,
+or MIN_GAP_S after its previous commit when results keep coming (batches of up to
+BATCH_SIZE), so a result is durable within about 50 ms of its test
 finishing and a run killed at any moment repeats, on resume, little more than the tests
 that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
 what is left in the pipe, stores it and exits.
@@ -38,6 +39,7 @@ from assay.errors import AssayError, StoreError
 from assay.results.models import TestResult
 from assay.runner.storable import storable, unstorable
 from assay.store._lock import HEARTBEAT_S, RunHolder
+from assay.store._rows import Encoded
 
 BATCH_SIZE = 256
 MIN_GAP_S = 0.02  # between two commits: a result waits at most this long (and the commit)
@@ -46,7 +48,7 @@ HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of 
 _SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
-Item = tuple[int, TestResult]
+Item = tuple[int, TestResult | Encoded]
 
 
 def encode_result(result: TestResult) -> tuple[TestResult, str]:
@@ -66,10 +68,11 @@ def _why(exc: BaseException) -> str:
     return first if isinstance(exc, AssayError) else f"{type(exc).__name__}: {first}"
 
 
-def _decode(payload: bytes) -> TestResult:
-    """A handed-over result; one that does not parse back keeps its name, as an error."""
+def _decode(payload: bytes) -> Encoded:
+    """A handed-over result, with its JSON to store as it is; one that does not parse back
+    keeps its name, as an error."""
     try:
-        return TestResult.model_validate_json(payload)
+        return Encoded(payload.decode(), TestResult.model_validate_json(payload))
     except ValueError as exc:
         data = json.loads(payload)  # not even JSON: the run process is broken; fail the run
         stub = TestResult(
@@ -81,7 +84,7 @@ def _decode(payload: bytes) -> TestResult:
             timestamp=str(data.get("timestamp", "")),
             repeat_index=int(data.get("repeat_index", 0)),
         )
-        return unstorable(stub, _why(exc))
+        return Encoded.of(unstorable(stub, _why(exc)))
 
 
 def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
@@ -95,7 +98,8 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
         try:
             store.add_results(run_id, [(position, result)])
         except Exception as exc:
-            store.add_results(run_id, [(position, unstorable(result, _why(exc)))])
+            model = result.result if isinstance(result, Encoded) else result
+            store.add_results(run_id, [(position, unstorable(model, _why(exc)))])
             replaced.append(position)
     return replaced
 
@@ -231,9 +235,9 @@ class ResultWriter:
         """Hand over a result's JSON (from ``encode_result``) to be stored: when the event
         loop finishes its current turn (results finished together go together), at
         SEND_EVERY results or after HOLD_MAX_S; without a running loop, at SEND_EVERY or
-        ``close``."""
-        if self.error is None and self._replies.poll():
-            self._read_reply()
+        ``close``. A failure the writer reported is raised here, at the first ``add`` after
+        a hand-over saw it (polled once per hand-over, not per result: a poll is a system
+        call)."""
         if self.error is not None:
             raise self.error
         if not self._pending:
@@ -250,6 +254,8 @@ class ResultWriter:
 
     def _flush(self) -> None:
         self._flush_planned = False
+        if self.error is None and self._replies.poll():
+            self._read_reply()
         if not self._pending or self.error is not None:
             return
         try:

@@ -24,14 +24,13 @@ from sqlalchemy import (
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from assay._defaults import DEFAULT_STORE_URL, STORE_URL_ENV
 from assay.errors import StoreError
 from assay.version import __version__
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-DEFAULT_STORE_URL = "sqlite:///.assay/assay.db"
-STORE_URL_ENV = "ASSAY_STORE"  # overrides the default when no URL is given
 VERSION_TABLE = "assay_alembic_version"
 # The newest migration's revision: a store already there is opened without importing
 # Alembic at all (a test checks this against the migration scripts).

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, overload
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
 
 Row = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A result and its JSON, stored as the payload as it is: the run's writer receives both
+    from the run (the JSON, parsed back to the model), and serialises nothing again."""
+
+    payload: str
+    result: TestResult
+
+    @classmethod
+    def of(cls, result: TestResult) -> Encoded:
+        return cls(result.model_dump_json(), result)
 
 
 @overload
@@ -23,7 +37,8 @@ def _tokens(usage: TokenUsage | None) -> int | None:
     return usage.total_tokens if usage is not None else None
 
 
-def test_row(test_id: int, run_id: str, position: int, result: TestResult) -> Row:
+def test_row(test_id: int, run_id: str, position: int, encoded: Encoded) -> Row:
+    result = encoded.result
     return {
         "id": test_id,
         "run_id": run_id,
@@ -38,7 +53,7 @@ def test_row(test_id: int, run_id: str, position: int, result: TestResult) -> Ro
         "total_tokens": _tokens(result.token_usage),
         "error_count": len(result.errors),
         "timestamp": result.timestamp,
-        "payload": result.model_dump_json(),
+        "payload": encoded.payload,
     }
 
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 RESAMPLES = 5_000
 SEED = 14
 LEVEL = 0.95
@@ -61,6 +59,8 @@ def paired_bootstrap(
     ``a = (1 - level) / 2`` and ``B`` resamples."""
     if len(before) != len(after) or not before:
         raise ValueError("paired_bootstrap needs two equally long, non-empty sequences")
+    import numpy as np  # here, not at import: `assay run` imports the store, never this
+
     diffs = np.asarray(after, dtype=float) - np.asarray(before, dtype=float)
     n = len(diffs)
     rng = np.random.default_rng(seed)

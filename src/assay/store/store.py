@@ -39,7 +39,7 @@ from assay.store._records import (
     RunStatus,
     TestOutcome,
 )
-from assay.store._rows import Row, child_rows, test_row
+from assay.store._rows import Encoded, Row, child_rows, test_row
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
 
@@ -134,14 +134,17 @@ class Store:
 
     @_db_errors
     @_retry_disconnect
-    def add_results(self, run_id: str, results: Sequence[tuple[int, TestResult]]) -> None:
-        """Store ``(position, result)`` pairs in one transaction. A result whose
-        (test_name, repeat_index) is already stored for this run is skipped, so writing a
-        result twice (a resume, a retry) stores it once; a connection lost on the way is
-        replaced and the batch written again, once."""
-        batch: dict[tuple[str, int], tuple[int, TestResult]] = {}
+    def add_results(self, run_id: str, results: Sequence[tuple[int, TestResult | Encoded]]) -> None:
+        """Store ``(position, result)`` pairs in one transaction; a result is a TestResult
+        or its JSON already made (``Encoded``: what the run's writer hands over, stored as
+        it is). A result whose (test_name, repeat_index) is already stored for this run is
+        skipped, so writing a result twice (a resume, a retry) stores it once; a connection
+        lost on the way is replaced and the batch written again, once."""
+        batch: dict[tuple[str, int], tuple[int, Encoded]] = {}
         for position, result in results:
-            batch.setdefault((result.test_name, result.repeat_index), (position, result))
+            encoded = result if isinstance(result, Encoded) else Encoded.of(result)
+            key = (encoded.result.test_name, encoded.result.repeat_index)
+            batch.setdefault(key, (position, encoded))
         if not batch:
             return
         with _write(self._writable()) as conn, conn.begin():
@@ -154,14 +157,14 @@ class Store:
             if fresh:
                 self._insert(conn, run_id, fresh)
 
-    def _insert(self, conn: Connection, run_id: str, fresh: list[tuple[int, TestResult]]) -> None:
+    def _insert(self, conn: Connection, run_id: str, fresh: list[tuple[int, Encoded]]) -> None:
         rows: list[Row] = []
         turns: list[Row] = []
         metrics: list[Row] = []
         tools: list[Row] = []
         for test_id, (position, result) in zip(reserve_ids(conn, len(fresh)), fresh, strict=True):
             rows.append(test_row(test_id, run_id, position, result))
-            child_rows(test_id, result, turns, metrics, tools)
+            child_rows(test_id, result.result, turns, metrics, tools)
         # no RETURNING needed: the ids are known
         for table, batch in (
             (test_results, rows),
@@ -171,7 +174,7 @@ class Store:
         ):
             if batch:
                 bulk_insert(conn, table, batch)
-        passed = sum(1 for _, result in fresh if result.passed)
+        passed = sum(1 for _, result in fresh if result.result.passed)
         counts = {"run_id": run_id, "added": len(fresh), "passed": passed}
         conn.execute(_ADD_COUNTS, {**counts, "failed": len(fresh) - passed})
 

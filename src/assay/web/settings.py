@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import AssayError, ConfigError, Problem
-from assay.store._engine import is_sqlite, resolve_url
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8484
@@ -65,6 +64,8 @@ def check_token(host: str, token: str | None) -> str | None:
 def store_folder(store_url: str | None) -> Path:
     """The folder beside a SQLite store file (``.assay`` for the default one); for
     PostgreSQL or an in-memory store, ``.assay`` in the current folder."""
+    from assay.store._engine import is_sqlite, resolve_url  # SQLAlchemy: not for `--help`
+
     url = resolve_url(store_url)
     database = url.database or ""
     if is_sqlite(url) and database and database != ":memory:" and "mode=memory" not in database:
