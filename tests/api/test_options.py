@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -38,7 +39,8 @@ def test_run_and_run_async_take_exactly_the_options_and_the_same_arguments() -> 
 
 
 def test_every_option_is_a_flag_of_assay_run_with_the_options_help() -> None:
-    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    root: Any = typer.main.get_command(app)
+    command = root.get_command(root.context_class(root), "run")  # loaded when asked for
     flags = {param.name: param for param in command.params}
     for name, field in RunOptions.model_fields.items():
         spelled = {"datasets": "--dataset", "keyword": "-k", "tags": "--tag"}
