@@ -290,6 +290,27 @@ async def test_the_loop_stops_at_max_tool_rounds_and_fails_the_turn(
     assert llm.calls() == 3  # two answered rounds, then the reply that was one too many
 
 
+async def test_a_turn_out_of_rounds_still_records_its_calls_and_tokens(
+    llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    llm.responder = lambda api, body: Completion(
+        None, [ToolCall("status", {})], prompt_tokens=10, completion_tokens=5
+    )
+    target = agent(llm, tmp_path, [{"name": "status", "result": "busy"}], max_tool_rounds=2)
+    case = TestCase(name="loop", type="single_turn", turns=(Turn(input="Status?"),))
+    await target.start()
+    try:
+        result = await run_case(case, target, CaseSettings(turn_timeout_s=5))
+    finally:
+        await target.aclose()
+    assert result.status == "error"
+    assert "after 2 rounds of tool calls" in result.errors[0]
+    assert result.tool_calls == ["status", "status"]  # the two answered calls
+    assert [c.result for c in result.tool_invocations] == ["busy", "busy"]
+    # three model calls of 10 + 5 tokens: what the turn cost, though it failed
+    assert result.token_usage == TokenUsage(prompt_tokens=30, completion_tokens=15, total_tokens=45)
+
+
 async def test_calls_and_results_are_replayed_before_each_answer_on_later_turns(
     llm: ScriptedLLM, tmp_path: Path, tools_module: str
 ) -> None:

@@ -20,7 +20,7 @@ from assay.metrics.guard import score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
-from assay.targets.base import Message, Reply, Target, TurnRequest
+from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
 
 if TYPE_CHECKING:
     from assay.models.protocol import JudgeModel
@@ -140,6 +140,7 @@ class AgentConversation:
         )
         errors: list[str] = []
         reply: Reply | None = None
+        partial: Reply | None = None  # what a failed turn did before it failed
         timeout_s = self.settings.turn_timeout_s
         t0 = time.perf_counter()
         try:
@@ -152,6 +153,8 @@ class AgentConversation:
             errors.append(f"timed out after {timeout_s:g} s")
         except TargetError as exc:
             errors.append(str(exc))
+            if isinstance(exc, TurnCutShort):
+                partial = exc.partial
         except Exception as exc:  # a target's own bug still fails only this turn
             errors.append(f"the target failed: {describe(exc)}")
         latency_ms = (time.perf_counter() - t0) * 1000
@@ -163,6 +166,8 @@ class AgentConversation:
         result = await _turn_result(
             self.case, index, turn, reply, errors, latency_ms, self.exchanges, self.settings
         )
+        if partial is not None:
+            _keep_what_was_done(result, partial)
         self.turns.append(result)
         self.messages.append(Message("user", turn.input, turn.attachments))
         response = reply.text if reply else None
@@ -226,6 +231,13 @@ async def score_conversation(
             continue
         result.metric_results.append(scored)
     settle(result)  # test-scoped metrics decide the pass, and can be all that was checked
+
+
+def _keep_what_was_done(result: TurnResult, partial: Reply) -> None:
+    """A failed turn still records the tool calls it made and the tokens it spent."""
+    result.tool_calls = [c.name for c in partial.tool_invocations]
+    result.tool_invocations = partial.tool_invocations
+    result.token_usage = partial.token_usage
 
 
 async def _turn_result(

@@ -49,6 +49,15 @@ class Reply:
     time_to_first_token_ms: float | None = None
 
 
+class TurnCutShort(TargetError):
+    """A turn that failed after the agent had done part of it (tool calls made, tokens
+    spent): the turn fails with this message, and what it did is still recorded."""
+
+    def __init__(self, message: str, partial: Reply) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 class AgentSession(ABC):
     @abstractmethod
     async def send(self, request: TurnRequest) -> Reply: ...

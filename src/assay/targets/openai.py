@@ -45,7 +45,14 @@ from assay.net.reply_fields import MalformedReply
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.secrets import REDACTOR, is_own_host, url_secrets
 from assay.targets._tools import Toolbox, recorded_arguments
-from assay.targets.base import AgentSession, Message, Reply, TurnRequest, result_bytes
+from assay.targets.base import (
+    AgentSession,
+    Message,
+    Reply,
+    TurnCutShort,
+    TurnRequest,
+    result_bytes,
+)
 from assay.targets.http import ClientTarget
 
 Chat = list[dict[str, Any]]
@@ -135,7 +142,8 @@ class OpenAITarget(ClientTarget):
                 calls.extend(_unanswered(completion.tool_calls))
                 break
             if round_index == self.config.max_tool_rounds:
-                raise TargetError(self._out_of_rounds(calls, completion.tool_calls))
+                done = Reply(text=None, tool_invocations=calls, token_usage=usage)
+                raise TurnCutShort(self._out_of_rounds(calls, completion.tool_calls), done)
             asked = _with_ids(completion.tool_calls, request.turn_index, round_index)
             chat.append(assistant_message(completion.text, asked))
             for call in asked:
