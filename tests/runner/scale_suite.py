@@ -27,8 +27,15 @@ PASSED = SINGLE // 2 + MULTI
 WAIT_S = 300.0  # a generous bound for a condition on a busy machine, never a measured time
 
 
-def write_suite(folder: Path, url: str, single: int = SINGLE, multi: int = MULTI) -> Path:
+def write_suite(
+    folder: Path, url: str, single: int = SINGLE, multi: int = MULTI, patient: bool = False
+) -> Path:
+    """``patient``: a turn waits for its reply for an hour (a test that holds replies
+    back then decides when they come, not a timeout)."""
     lines = ["name: scale", f"target: {{http: {{url: '{url}'}}}}", "tests:"]
+    if patient:
+        lines[1] = f"target: {{http: {{url: '{url}', timeout_s: 3600}}}}"
+        lines.insert(2, "execution: {turn_timeout_s: 3600}")
     for i in range(single):
         truth = f"turn 1: q{i}" if i % 2 == 0 else "nope"
         lines.append(f"  - {{name: single-{i:04d}, input: q{i}, ground_truth: '{truth}'}}")

@@ -116,7 +116,7 @@ def test_repeats_are_sharded_like_tests(tmp_path: Path, agent: AgentServer) -> N
 
 
 def test_a_killed_worker_loses_only_its_tests_in_flight(tmp_path: Path, agent: AgentServer) -> None:
-    write_suite(tmp_path, agent.chat_url)
+    write_suite(tmp_path, agent.chat_url, patient=True)
     held = hold_some(agent)
     db = tmp_path / ".assay" / "assay.db"
     args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
@@ -148,7 +148,7 @@ def test_a_killed_worker_loses_only_its_tests_in_flight(tmp_path: Path, agent: A
 
 
 def test_a_killed_driver_loses_nothing_on_resume(tmp_path: Path, agent: AgentServer) -> None:
-    write_suite(tmp_path, agent.chat_url)
+    write_suite(tmp_path, agent.chat_url, patient=True)
     hold_some(agent)
     db = tmp_path / ".assay" / "assay.db"
     args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
@@ -170,3 +170,24 @@ def test_a_killed_driver_loses_nothing_on_resume(tmp_path: Path, agent: AgentSer
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["run"]["status"] == "completed"
     assert report["summary"]["passed"] == PASSED
+
+
+def test_sigterm_stops_every_worker_cleanly(tmp_path: Path, agent: AgentServer) -> None:
+    write_suite(tmp_path, agent.chat_url, patient=True)
+    held = hold_some(agent)
+    db = tmp_path / ".assay" / "assay.db"
+    args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
+    proc = start(tmp_path, *args)
+    wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
+    workers = workers_of(proc.pid)
+    proc.terminate()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert not any(alive(w) for w in workers)  # the driver waited for them
+    stored = rows(db)
+    assert len(stored) == TOTAL - HELD and not {n for n, _ in stored} & set(held)
+    assert f"interrupted: {TOTAL - HELD} tests stored" in err
+    agent.end_pauses()
+    resumed = run(tmp_path, "run", "--resume", run_id(db)[:12], "--out", "r.json")
+    assert resumed.returncode == 1, resumed.stderr
+    assert len(rows(db)) == TOTAL and len(set(rows(db))) == TOTAL

@@ -30,7 +30,10 @@ from assay.errors import AssayError
 from assay.runner.shard import STOP, Encoded, ShardSpec, Slot
 
 _MAIN = "from assay.runner.shard import main; main"
-STOP_WAIT_S = 30.0  # how long a stopped worker may take to send what it finished
+STOP_WAIT_S = 30.0
+# results go to the store together at most this long after the first came back: one
+# hand-off per result would cost the store's writer several times the CPU (bench_scale.py)
+STORE_GAP_S = 0.01  # how long a stopped worker may take to send what it finished
 EncodedSink = Callable[[int, str], None]  # (position, result JSON): store it
 
 
@@ -60,6 +63,16 @@ def died(returncode: int | None) -> str:
     return f"exit status {returncode}"
 
 
+def spec_bytes(spec: ShardSpec) -> bytes:
+    try:
+        return pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # a grader or tool object made in a script, say
+        raise WorkerFailed(
+            f"this run's tests cannot be sent to worker processes ({type(exc).__name__}: "
+            f"{exc}); run it with --workers 1"
+        ) from None
+
+
 class _Worker:
     def __init__(self, spec: ShardSpec) -> None:
         work_read, self.work_write = os.pipe()
@@ -82,7 +95,7 @@ class _Worker:
         self.open = True  # its results pipe has not ended
         self.told_end = False
         self.outbox.send(sys.path)
-        self.outbox.send_bytes(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+        self.outbox.send_bytes(spec_bytes(spec))
 
     def send(self, message: object) -> None:
         with contextlib.suppress(OSError):  # it died: its results pipe says so
@@ -109,6 +122,7 @@ class LocalPool:
         self.workers: list[_Worker] = []
         self._ended: asyncio.Future[None] | None = None
         self.stopping = False
+        self._received: list[Encoded] = []  # back from the workers, not yet handed on
 
     async def run(self, work: Iterable[Slot]) -> Lost:
         loop = asyncio.get_running_loop()
@@ -125,6 +139,7 @@ class LocalPool:
             self._stop()  # every result a worker finished is stored before the run ends
             raise
         finally:
+            self._hand_on()
             for worker in self.workers:
                 if worker.open:
                     loop.remove_reader(worker.inbox.fileno())
@@ -168,9 +183,24 @@ class LocalPool:
                 return
 
     def _store(self, worker: _Worker, encoded: list[Encoded]) -> None:
-        for position, payload in encoded:
+        for position, _ in encoded:
             worker.held.pop(position, None)
+        if not self._received and not self.stopping:
+            asyncio.get_running_loop().call_later(STORE_GAP_S, self._hand_on_or_end)
+        self._received += encoded
+
+    def _hand_on(self) -> None:
+        received, self._received = self._received, []
+        for position, payload in received:
             self.on_encoded(position, payload)
+
+    def _hand_on_or_end(self) -> None:
+        try:
+            self._hand_on()
+        except BaseException as exc:  # the store failed: the run ends with that
+            if not self._ended_done():
+                assert self._ended is not None
+                self._ended.set_exception(exc)
 
     def _ended_done(self) -> bool:
         return self._ended is None or self._ended.done()

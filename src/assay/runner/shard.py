@@ -114,8 +114,9 @@ async def run_slots(
 
 async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
     """A local worker: run what the driver sends, send back each result at the end of the
-    event loop's turn it finished in, until told there is no more work (then finish what
-    runs) or to stop (then cancel it), or until the driver is gone."""
+    event loop's turn it finished in (so the driver refills its slot at once), until told
+    there is no more work (then finish what runs) or to stop (then cancel it), or until the
+    driver is gone."""
     loop = asyncio.get_running_loop()
     ended = loop.create_future()
     running: set[asyncio.Task[None]] = set()
@@ -147,12 +148,12 @@ async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
                 message = inbox.recv()
             except (EOFError, OSError):  # the driver is gone: nobody to send results to
                 message = STOP
-            if message == STOP or message is None:
+            if message == STOP:
                 loop.remove_reader(inbox.fileno())
+                for task in running:
+                    task.cancel()
+            if message == STOP or message is None:  # after None, still watch for STOP
                 no_more = True
-                if message == STOP:
-                    for task in running:
-                        task.cancel()
                 if not running and not ended.done():
                     ended.set_result(None)
                 return
@@ -162,8 +163,11 @@ async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
                 task.add_done_callback(done)
 
         loop.add_reader(inbox.fileno(), readable)
-        await ended
-        await asyncio.gather(*running, return_exceptions=True)
+        try:
+            await ended
+            await asyncio.gather(*running, return_exceptions=True)
+        finally:
+            loop.remove_reader(inbox.fileno())
     send()
 
 
