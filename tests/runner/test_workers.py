@@ -191,3 +191,20 @@ def test_sigterm_stops_every_worker_cleanly(tmp_path: Path, agent: AgentServer) 
     resumed = run(tmp_path, "run", "--resume", run_id(db)[:12], "--out", "r.json")
     assert resumed.returncode == 1, resumed.stderr
     assert len(rows(db)) == TOTAL and len(set(rows(db))) == TOTAL
+
+
+def test_assay_run_takes_workers_from_python(tmp_path: Path, agent: AgentServer) -> None:
+    import assay
+    from assay.runner.observer import RunStart
+
+    write_suite(tmp_path, agent.chat_url, single=30, multi=10)
+    starts: list[RunStart] = []
+    report = assay.run(
+        tmp_path / "suite.yaml",
+        workers=2,
+        store=f"sqlite:///{tmp_path}/py.db",
+        on_start=starts.append,
+    )
+    assert starts[0].workers == "2 worker processes (--workers)"
+    assert report.summary.total_tests == 40 and report.summary.passed == 15 + 10
+    assert len({r.test_name for r in report.results}) == 40
