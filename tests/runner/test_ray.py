@@ -2,9 +2,10 @@
 starts for the run (2 CPUs on this machine), results stored by the driver. The same
 2,000-test suite gives the report one process gives; a Python agent beside the suite
 imports on the Ray workers (the suite's folder is shipped as the job's working directory);
-without Ray installed the option says how to install it.
+a Ray task killed (SIGKILL) loses only the results it had not sent, which ``--resume``
+runs; without Ray installed the option says how to install it.
 
-Ray starts in seconds, so this module runs it twice and no more."""
+Ray takes seconds to start, so this module starts it three times and no more."""
 
 from __future__ import annotations
 
@@ -88,3 +89,40 @@ def test_without_ray_the_option_says_how_to_install_it(tmp_path: Path) -> None:
     assert "pip install 'assay[ray]'" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / ".assay").exists()  # refused before anything was stored
+
+
+def test_a_killed_ray_task_loses_only_its_unsent_results(tmp_path: Path) -> None:
+    from tests.runner.scale_suite import rows, run_id, start, wait_for
+    from tests.runner.test_workers import HELD, hold_some
+
+    with agent_server() as agent:
+        write_suite(tmp_path, agent.chat_url, patient=True)
+        # even positions: all in the first of two shards, which has 10 slots for them
+        held = hold_some(agent)
+        db = tmp_path / ".assay" / "assay.db"
+        args = ("run", "suite.yaml", "--executor", "ray", "--workers", "2", "--concurrency", "20")
+        proc = start(tmp_path, *args, "--quiet")
+        wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
+        tasks = [
+            int(p.name)
+            for p in Path("/proc").iterdir()
+            if p.name.isdigit() and _cmdline(p).startswith(b"ray::_shard_results")
+        ]
+        assert len(tasks) == 1, tasks  # the other shard has ended
+        os.kill(tasks[0], 9)
+        agent.end_pauses()
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 3, err
+        assert "Ray task" in err and f"{HELD} tests have no result" in err
+        stored = rows(db)
+        assert len(stored) == TOTAL - HELD and not {n for n, _ in stored} & set(held)
+        resumed = run(tmp_path, "run", "--resume", run_id(db)[:12], "--executor", "local")
+        assert resumed.returncode == 1, resumed.stderr
+        assert len(rows(db)) == TOTAL and len(set(rows(db))) == TOTAL
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
