@@ -54,6 +54,9 @@ def run(
     dataset: PathArgument | Sequence[PathArgument] | None = None,
     store: str | Store | None = None,
     concurrency: int | None = None,
+    workers: int | None = None,
+    executor: str | None = None,
+    ray_address: str | None = None,
     repeat: int | None = None,
     limit: int | None = None,
     keyword: str | None = None,
@@ -89,6 +92,9 @@ async def run_async(
     dataset: PathArgument | Sequence[PathArgument] | None = None,
     store: str | Store | None = None,
     concurrency: int | None = None,
+    workers: int | None = None,
+    executor: str | None = None,
+    ray_address: str | None = None,
     repeat: int | None = None,
     limit: int | None = None,
     keyword: str | None = None,
@@ -107,10 +113,11 @@ async def run_async(
 ) -> Report:
     """Run a suite in the running event loop, store it, and return its report.
 
-    ``target``, ``dataset`` (one file or several), ``concurrency`` ... ``no_cache``: the
-    options of ``RunOptions`` (``keyword``, ``tags`` and ``only_failed`` are ``assay run``'s
-    ``-k``, ``--tag`` and ``--only-failed``); ``target`` may also be a Python agent function
-    defined at the top level of a module or notebook (it is run as ``module:function``).
+    ``target``, ``dataset`` (one file or several), ``concurrency``, ``workers``,
+    ``executor`` ... ``no_cache``: the options of ``RunOptions`` (``keyword``, ``tags`` and
+    ``only_failed`` are ``assay run``'s ``-k``, ``--tag`` and ``--only-failed``); ``target``
+    may also be a Python agent function defined at the top level of a module or notebook (it
+    is run as ``module:function``).
     ``store``: a store URL or an open ``Store`` (default: the CLI's, ``$ASSAY_STORE`` or
     ``sqlite:///.assay/assay.db``). ``resume``: a stored run's
     id (or a prefix) to finish; it keeps its suite and options, and the target and judge

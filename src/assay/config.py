@@ -23,6 +23,7 @@ from pydantic import (
 from assay.limits import DEFAULT_MAX_FILE_MB
 
 DEFAULT_CONCURRENCY = 16
+WORKERS_FROM_TESTS = 300  # a run with more tests uses every core by default (--workers)
 DEFAULT_TURN_TIMEOUT_S = 60.0
 DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-asks included
 DEFAULT_RETRIES = 3
@@ -324,6 +325,23 @@ class RunOptions(BaseModel):
         ge=1,
         description=f"conversations run at once (execution.concurrency, default "
         f"{DEFAULT_CONCURRENCY})",
+    )
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        description=f"worker processes the tests are shared over, each with its share of the "
+        f"concurrency and endpoint limits (default: one per core when the run has more than "
+        f"{WORKERS_FROM_TESTS} tests, else 1); with --executor ray, the Ray tasks",
+    )
+    executor: Literal["local", "ray"] | None = Field(
+        default=None,
+        description="local (this machine's processes, the default) or ray (Ray tasks; pip "
+        "install 'assay[ray]')",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="the Ray cluster for --executor ray: ray://HOST:10001, or auto for the "
+        "one this machine belongs to (default: a local Ray started for the run)",
     )
     repeat: int | None = Field(
         default=None, ge=1, description="run each test K times (execution.repeat, default 1)"

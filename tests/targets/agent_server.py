@@ -66,6 +66,7 @@ class AgentServer:
         self.gate = Gate()  # requests in flight, held in rounds (tests.fakes.gate)
         self._lock = threading.Lock()
         self._stop: Any = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once it serves
 
     @property
     def chat_url(self) -> str:
@@ -77,6 +78,11 @@ class AgentServer:
 
     def bodies(self) -> list[Any]:
         return [r.body for r in self.requests]
+
+    def end_pauses(self) -> None:
+        """End every delay (``Step.delay_s``) now and from now on; keep serving."""
+        assert self.loop is not None
+        self.loop.call_soon_threadsafe(self.gate.stop)
 
     def stop(self) -> None:
         """Stop serving now (the port then refuses connections)."""
@@ -206,6 +212,7 @@ def agent_server() -> Iterator[AgentServer]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     loop.run_until_complete(site.start())
     server.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    server.loop = loop
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     stopped = False

@@ -62,6 +62,8 @@ class RunProgress:
     def start(self, start: RunStart) -> None:
         """``on_start``: the tests left to run are the bar's total."""
         self.total = start.remaining
+        if self.enabled and start.workers:
+            self.console.print(f"running on {start.workers}", highlight=False)
         self.started = self._last_line = time.monotonic()
         self.__enter__()
 

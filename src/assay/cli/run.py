@@ -43,6 +43,9 @@ def run(
     datasets: list[Path] = typer.Option([], "--dataset", help=HELP["datasets"]),
     target: str | None = typer.Option(None, "--target", help=HELP["target"]),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help=HELP["concurrency"]),
+    workers: int | None = typer.Option(None, "--workers", min=1, help=HELP["workers"]),
+    executor: str | None = typer.Option(None, "--executor", help=HELP["executor"]),
+    ray_address: str | None = typer.Option(None, "--ray-address", help=HELP["ray_address"]),
     repeat: int | None = typer.Option(None, "--repeat", min=1, help=HELP["repeat"]),
     limit: int | None = typer.Option(None, "--limit", min=1, help=HELP["limit"]),
     keyword: str | None = typer.Option(None, "-k", metavar="EXPR", help=HELP["keyword"]),
@@ -69,7 +72,6 @@ def run(
         None, "--store", help="sqlite:///... or postgresql+psycopg://..."
     ),
     resume: str | None = typer.Option(None, "--resume", help="re-run what RUN_ID did not finish"),
-    executor: str = typer.Option("local", "--executor", help="local"),
     quiet: bool = typer.Option(False, "--quiet", help="print only the totals line"),
     verbose: bool = typer.Option(False, "--verbose", help="explain passing turns too"),
     strict: bool = typer.Option(
@@ -106,19 +108,6 @@ def run(
 
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
     options = run_options(given, spell=_flag)
-    if executor != "local":
-        raise ConfigError(
-            [
-                Problem(
-                    "options",
-                    "--executor",
-                    (
-                        f"the {executor!r} executor is not available in this build; "
-                        "use --executor local"
-                    ),
-                )
-            ]
-        )
     if suite is None and not datasets and resume is None and only_failed is None:
         raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
     outputs = _outputs(out, fmt)

@@ -12,6 +12,11 @@ spaces them with a token bucket that holds at most one second's worth of request
 one), so a burst never exceeds what the endpoint would accept in a second. Counts are per
 event loop: a limiter used from two loops keeps separate counts in each.
 
+A run sharded over several worker processes (``assay run --workers N``, Ray) gives each
+worker its share of every limit (``share_limits``): worker i of N gets ``limit // N`` slots,
+one more while i < ``limit % N``, and ``requests_per_minute / N``, so the workers together
+never pass the limit set.
+
 Time comes from a ``Clock`` (the event loop's by default), so tests can drive it by hand.
 """
 
@@ -212,6 +217,26 @@ def _stricter(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else min(a, b)
 
 
+_share = (0, 1)  # (this worker's index, how many workers share each limit)
+
+
+def share_limits(index: int, workers: int) -> None:
+    """From now on, limits given to ``limiter_for`` in this process are worker ``index``'s
+    share of ``workers`` (see the module's doc); forgets the limiters made before."""
+    global _share
+    if not 0 <= index < workers:
+        raise ValueError(f"worker {index} of {workers}")
+    _share = (index, workers)
+    reset_limiters()
+
+
+def _my_share(max_in_flight: int | None, rpm: float | None) -> tuple[int | None, float | None]:
+    index, workers = _share
+    if max_in_flight is not None:
+        max_in_flight = max(1, max_in_flight // workers + (index < max_in_flight % workers))
+    return max_in_flight, None if rpm is None else rpm / workers
+
+
 # Weak values: an endpoint's limits live as long as some target or model holds its limiter,
 # so a later run in the same process starts from its own settings.
 _registry: weakref.WeakValueDictionary[str, EndpointLimiter] = weakref.WeakValueDictionary()
@@ -223,6 +248,7 @@ def limiter_for(
 ) -> EndpointLimiter:
     """The process-wide limiter for an endpoint (``endpoint_key(url)``). Every caller naming
     the same endpoint gets the same limiter, tightened to the stricter of each limit."""
+    max_in_flight, requests_per_minute = _my_share(max_in_flight, requests_per_minute)
     with _registry_lock:
         limiter = _registry.get(key)
         if limiter is None:

@@ -25,11 +25,13 @@ from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
 from assay.results.models import RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
+from assay.runner import sharding
 from assay.runner._holding import hold_in_this_process, let_go_in_this_process
 from assay.runner.conversation import CaseSettings, now_iso
 from assay.runner.observer import Observer, RunStart
 from assay.runner.outcome import JobOutcome, Shown
 from assay.runner.plan import RunPlan, plan_run
+from assay.runner.pool import EncodedSink, Lost, WorkerFailed
 from assay.runner.request import (
     ENDPOINT_OPTIONS,
     IN_MEMORY,
@@ -148,6 +150,8 @@ class RunJob:
         self.cases = chosen[: options.limit] if options.limit else chosen
         self._goal: Any = None  # an assay.simulation.GoalRuntime, once execute builds it
         self.names = _stored_names(self.cases)
+        total = len(self.cases) * self.repeat
+        self.sharding = sharding.choose(request.options, self.plan, self.cases, total)
         self._stop_requested = False
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
 
@@ -316,19 +320,30 @@ class RunJob:
         )
         status = "failed"
         stopped: BaseException | None = None  # the cancellation or Ctrl-C that stopped it
+        lost = Lost()
         try:
 
-            def on_result(position: int, result: TestResult) -> None:
-                result, payload = encode_result(result)
+            def on_stored(position: int, result: TestResult, payload: str) -> None:
                 writer.add(position, payload)  # handed to the store before anyone sees it
                 builder.add(result)
                 shown.add(position, result)
                 self.observer.finished(result)
 
+            def on_result(position: int, result: TestResult) -> None:
+                on_stored(position, *encode_result(result))
+
+            def on_encoded(position: int, payload: str) -> None:  # from a worker
+                on_stored(position, TestResult.model_validate_json(payload), payload)
+
             total = len(self.cases) * self.repeat
-            self.observer.started(RunStart(run.model_copy(), total, total - len(work)))
-            await self._drive(target, judge, work, settings, on_result)
-            status = "completed"
+            start = RunStart(run.model_copy(), total, total - len(work), self.sharding.why)
+            self.observer.started(start)
+            if self.sharding.sharded:
+                lost = await self._drive_shards(target, run.id, work, on_encoded)
+            else:
+                await self._drive(target, judge, work, settings, on_result)
+            # tests lost with a worker have no result: the run is resumable, as interrupted
+            status = "interrupted" if lost.positions else "completed"
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
             status, stopped = "interrupted", exc
         finally:
@@ -364,7 +379,33 @@ class RunJob:
         )
         if stopped is not None:
             raise stopped
+        if lost.positions:
+            raise WorkerFailed(
+                f"{'; '.join(lost.reasons) or 'every worker stopped'}: {len(lost.positions)} "
+                f"tests have no result (the other results are stored); run them with "
+                f"{self.outcome.resume_command}"
+            )
         return self.outcome
+
+    async def _drive_shards(
+        self,
+        target: Target,
+        run_id: str,
+        work: list[tuple[int, TestCase, int]],
+        on_encoded: EncodedSink,
+    ) -> Lost:
+        """The work on worker processes or Ray tasks; this process checks the target is
+        up first (a run against a dead agent fails here, once) and stores every result."""
+        await target.start()
+        await target.aclose()
+        cache = None
+        if self.plan.judge is not None and not self.request.options.no_cache:
+            from assay.models import default_cache_path
+
+            cache = str(default_cache_path(self.store_url))
+        return await sharding.drive(
+            self.sharding, self.plan, self.cases, run_id, cache, work, on_encoded
+        )
 
     async def _drive(
         self,

@@ -24,6 +24,7 @@ class RunStart:
     run: RunInfo
     total: int  # results the run will have: its tests (after limit) times repeat
     done: int  # of those, stored before this call (a resumed run's)
+    workers: str = ""  # what runs the tests, when not this one process: "2 worker processes"
 
     @property
     def remaining(self) -> int:

@@ -1,0 +1,109 @@
+"""Benchmark ``assay run --workers N`` and ``--executor ray`` against the one-process bare
+aiohttp loop (bench/bare_loop.py), run in the same invocation against the same mock agent,
+interleaved, whole processes (start-up included). Figures are medians; ratios are
+assay's wall / the bare loop's (below 1.0: faster than one process can be).
+
+    python bench/bench_scale.py                  # both scenarios, 3 rounds each
+    python bench/bench_scale.py --rounds 5 --only workers
+
+Workers: N=10,000 single-turn tests, concurrency 500, 50 ms agent: ``--workers 1`` and
+``--workers 2`` against the bare loop. Ray: N=20,000, concurrency 200, 100 ms, a local Ray
+started by assay for the run; Ray's own start-up (``ray.init()`` to ``ray.shutdown()`` in a
+fresh interpreter, with nothing run) is measured on its own line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_run import ASSAY, HERE, start_agent, timed, write_dataset
+
+RAY_START = "import ray; ray.init(include_dashboard=False, log_to_driver=False); ray.shutdown()"
+
+
+def assay_args(data: Path, url: str, concurrency: int, tmp: str, *extra: str) -> list[str]:
+    return [
+        ASSAY,
+        "run",
+        "--dataset",
+        str(data),
+        "--target",
+        url,
+        "--concurrency",
+        str(concurrency),
+        "--quiet",
+        "--store",
+        f"sqlite:///{tmp}/assay-{'-'.join(extra)}.db",
+        *extra,
+    ]
+
+
+def scenario(
+    n: int, latency_ms: float, concurrency: int, rounds: int, ways: dict[str, list[str]]
+) -> None:
+    agent, url = start_agent(latency_ms)
+    walls: dict[str, list[float]] = {name: [] for name in ["bare loop", *ways]}
+    cpus: dict[str, list[float]] = {name: [] for name in walls}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "data.csv"
+            write_dataset(data, n, 1)
+            bare = [sys.executable, str(HERE / "bare_loop.py"), url, str(n), str(concurrency)]
+            for _ in range(rounds):
+                wall, cpu, _, code, out = timed(bare, tmp)
+                walls["bare loop"].append(wall)
+                cpus["bare loop"].append(cpu)
+                for name, extra in ways.items():
+                    wall, cpu, _, code, out = timed(
+                        assay_args(data, url, concurrency, tmp, *extra), tmp
+                    )
+                    if code not in (0, 1):
+                        raise SystemExit(f"assay run {' '.join(extra)} failed ({code}):\n{out}")
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
+    finally:
+        agent.kill()
+        agent.wait()
+    bare_wall = statistics.median(walls["bare loop"])
+    bare_cpu = statistics.median(cpus["bare loop"])
+    print(f"N={n:,} concurrency={concurrency} latency={latency_ms:.0f} ms, medians of {rounds}:")
+    for name in walls:
+        wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
+        print(
+            f"  {name:<18} wall {wall:6.2f} s  ({wall / bare_wall:4.2f}x the bare loop)  "
+            f"CPU {cpu * 1000 / n:.3f} ms/test ({cpu / bare_cpu:4.2f}x)",
+            flush=True,
+        )
+
+
+def ray_start_up(rounds: int) -> None:
+    walls = [
+        timed([sys.executable, "-c", RAY_START], tempfile.gettempdir())[0] for _ in range(rounds)
+    ]
+    print(f"Ray start-up alone (init + shutdown, local): {statistics.median(walls):.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", choices=["workers", "ray"])
+    args = parser.parse_args()
+    if args.only != "ray":
+        ways = {"--workers 1": ["--workers", "1"], "--workers 2": ["--workers", "2"]}
+        scenario(10_000, 50, 500, args.rounds, ways)
+    if args.only != "workers":
+        try:
+            subprocess.run([sys.executable, "-c", "import ray"], check=True)
+        except subprocess.CalledProcessError:
+            raise SystemExit("Ray is not installed: pip install 'assay[ray]'") from None
+        ray_start_up(args.rounds)
+        scenario(20_000, 100, 200, args.rounds, {"--executor ray": ["--executor", "ray"]})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""One shard of a run, in a worker: a process of ``assay run --workers N`` or a Ray task.
+
+A worker gets the run's plan and its compiled tests once (``ShardSpec``, pickled), builds
+its own target and judge in its own event loop, and runs the tests it is handed, at most
+its share of the run's concurrency at once, under its share of every endpoint limit
+(``assay.net.limits.share_limits``). Each result is made storable and serialised here
+(``encode_result``), so the driver, which stores every result, only parses it back.
+
+``main(READ_FD, WRITE_FD)`` is a local worker process (``assay.runner.pool``): it reads the
+sys.path and the spec, then lists of (position, test index, repeat index) to run, from
+READ_FD, and writes lists of (position, result JSON) to WRITE_FD (``serve``). ``None`` means
+no more work; ``"stop"`` means stop now (the run was interrupted). The end of its input
+(the driver died) stops it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
+
+from assay.cases.models import TestCase
+from assay.net.limits import share_limits
+from assay.runner.conversation import CaseSettings
+from assay.runner.plan import RunPlan
+from assay.runner.scheduler import run_cases, run_one
+from assay.runner.writer import encode_result
+from assay.secrets import REDACTOR
+
+if TYPE_CHECKING:
+    from assay.models import ChatModel
+    from assay.targets.base import Target
+
+Slot = tuple[int, int, int]  # (position, index of the test in ShardSpec.cases, repeat index)
+Encoded = tuple[int, str]  # (position, the result's JSON as the store takes it)
+STOP = "stop"
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """What a worker needs to run its share of a run."""
+
+    plan: RunPlan
+    cases: list[TestCase]
+    run_id: str
+    index: int  # this worker's number, from 0
+    workers: int  # how many share the run (and each endpoint limit)
+    concurrency: int  # this worker's share of the run's concurrency
+    secrets: list[str]  # every secret the driver knows, masked in what is stored
+    cache_path: str | None = None  # the judge's response cache; None: no cache
+
+    def for_worker(self, index: int, concurrency: int) -> ShardSpec:
+        return replace(self, index=index, concurrency=concurrency)
+
+
+class _Shard:
+    """A worker's target, judge and settings, opened and closed in its event loop."""
+
+    def __init__(self, spec: ShardSpec) -> None:
+        REDACTOR.add(*spec.secrets)
+        share_limits(spec.index, spec.workers)
+        self.spec = spec
+        self.target: Target = spec.plan.make_target()
+        self.judge: ChatModel | None = None
+        self.cache: Any = None
+        if spec.plan.judge is not None:
+            from assay.models import ResponseCache, make_model
+
+            self.cache = ResponseCache(spec.cache_path) if spec.cache_path else None
+            self.judge = make_model(spec.plan.judge, self.cache, source=spec.plan.source)
+        execution = spec.plan.suite.execution
+        self.settings = CaseSettings(
+            turn_timeout_s=execution.turn_timeout_s,
+            metric_timeout_s=execution.metric_timeout_s,
+            judge=self.judge,
+            run_id=spec.run_id,
+        )
+
+    async def __aenter__(self) -> _Shard:
+        await self.target.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.target.aclose()
+        if self.judge is not None:
+            await self.judge.aclose()
+        if self.cache is not None:
+            self.cache.close()
+
+    async def run(self, slot: Slot) -> Encoded:
+        position, index, repeat_index = slot
+        result = await run_one(self.spec.cases[index], self.target, self.settings, repeat_index)
+        return position, encode_result(result)[1]
+
+
+async def run_slots(
+    spec: ShardSpec, slots: Iterable[Slot], emit: Callable[[Encoded], None]
+) -> None:
+    """Run the given slots, ``spec.concurrency`` at a time; each result to ``emit`` as it
+    finishes (a Ray task's shard, given whole)."""
+    async with _Shard(spec) as shard:
+        work = [(position, spec.cases[index], r) for position, index, r in slots]
+
+        def on_result(position: int, result: Any) -> None:
+            emit((position, encode_result(result)[1]))
+
+        await run_cases(work, shard.target, shard.settings, spec.concurrency, on_result)
+
+
+async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
+    """A local worker: run what the driver sends, send back each result at the end of the
+    event loop's turn it finished in (so the driver refills its slot at once), until told
+    there is no more work (then finish what runs) or to stop (then cancel it), or until the
+    driver is gone."""
+    loop = asyncio.get_running_loop()
+    ended = loop.create_future()
+    running: set[asyncio.Task[None]] = set()
+    finished: list[Encoded] = []
+    no_more = False
+
+    def send() -> None:
+        if finished:
+            with contextlib.suppress(OSError):  # the driver is gone: the inbox says so too
+                outbox.send(list(finished))
+            finished.clear()
+
+    async with _Shard(spec) as shard:
+
+        async def one(slot: Slot) -> None:
+            encoded = await shard.run(slot)
+            if not finished:
+                loop.call_soon(send)
+            finished.append(encoded)
+
+        def done(task: asyncio.Task[None]) -> None:
+            running.discard(task)
+            if no_more and not running and not ended.done():
+                ended.set_result(None)
+
+        def readable() -> None:
+            nonlocal no_more
+            try:
+                message = inbox.recv()
+            except (EOFError, OSError):  # the driver is gone: nobody to send results to
+                message = STOP
+            if message == STOP:
+                loop.remove_reader(inbox.fileno())
+                for task in running:
+                    task.cancel()
+            if message == STOP or message is None:  # after None, still watch for STOP
+                no_more = True
+                if not running and not ended.done():
+                    ended.set_result(None)
+                return
+            for slot in message:
+                task = loop.create_task(one(slot))
+                running.add(task)
+                task.add_done_callback(done)
+
+        loop.add_reader(inbox.fileno(), readable)
+        try:
+            await ended
+            await asyncio.gather(*running, return_exceptions=True)
+        finally:
+            loop.remove_reader(inbox.fileno())
+    send()
+
+
+def main(read_fd: int, write_fd: int) -> None:
+    # Ctrl-C and SIGTERM reach the whole process group: the driver decides, and says "stop"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    try:
+        sys.path[:] = inbox.recv()  # the driver's: its agents, graders and tools import here
+        spec: ShardSpec = inbox.recv()
+    except EOFError:
+        return
+    try:
+        asyncio.run(serve(spec, inbox, outbox))
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the driver is gone
+    except Exception as exc:  # said to the driver, which fails the run with it
+        from assay._isolation import describe
+
+        outbox.send(f"worker {spec.index + 1} failed: {describe(exc)}")
+        raise SystemExit(3) from None

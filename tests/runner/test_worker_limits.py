@@ -1,0 +1,69 @@
+"""Endpoint limits hold across worker processes: each worker gets its share of every limit,
+and the shares add up to the limit set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.net.limits import limiter_for, reset_limiters, share_limits
+from tests.runner.scale_suite import run
+from tests.targets.agent_server import agent_server
+
+
+@pytest.mark.parametrize("limit", [1, 2, 5, 10, 11])
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_the_shares_of_a_limit_add_up_to_it(limit: int, workers: int) -> None:
+    if workers > limit:
+        pytest.skip("the runner never starts more workers than the smallest max_in_flight")
+    got = []
+    try:
+        for index in range(workers):
+            share_limits(index, workers)
+            limiter = limiter_for("http://127.0.0.1:1", limit, 600.0)
+            got.append((limiter.max_in_flight, limiter.requests_per_minute))
+    finally:
+        share_limits(0, 1)
+        reset_limiters()
+    assert sum(in_flight or 0 for in_flight, _ in got) == limit
+    assert max(i or 0 for i, _ in got) - min(i or 0 for i, _ in got) <= 1
+    assert sum(rpm or 0 for _, rpm in got) == pytest.approx(600.0)
+
+
+def test_max_in_flight_holds_across_two_workers(tmp_path: Path) -> None:
+    with agent_server() as agent:
+        # each request waits until 5 are in at once (then lingers): had each worker the
+        # whole limit, the server would see up to 10
+        agent.gate.hold_until, agent.gate.linger_s = 5, 0.2
+        lines = [
+            "name: limited",
+            f"target: {{http: {{url: '{agent.chat_url}', max_in_flight: 5}}}}",
+            "tests:",
+        ]
+        lines += [
+            f"  - {{name: t{i}, input: q{i}, ground_truth: 'turn 1: q{i}'}}" for i in range(40)
+        ]
+        (tmp_path / "suite.yaml").write_text("\n".join(lines) + "\n")
+        args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "20", "--out", "r.json")
+        done = run(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert "running on 2 worker processes" in done.stderr
+        assert agent.gate.peak == 5
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["passed"] == 40
+
+
+def test_workers_are_capped_by_the_smallest_limit(tmp_path: Path) -> None:
+    with agent_server() as agent:
+        lines = [
+            "name: one-at-a-time",
+            f"target: {{http: {{url: '{agent.chat_url}', max_in_flight: 1}}}}",
+            "tests:",
+        ]
+        lines += [f"  - {{name: t{i}, input: q{i}}}" for i in range(4)]
+        (tmp_path / "suite.yaml").write_text("\n".join(lines) + "\n")
+        done = run(tmp_path, "run", "suite.yaml", "--workers", "2")
+        assert done.returncode == 0, done.stderr
+        assert "one process (--workers, capped at 1" in done.stderr
+        assert agent.gate.peak == 1

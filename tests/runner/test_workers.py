@@ -1,0 +1,210 @@
+"""``assay run --workers N``: the same suite gives the same report on one process and on two
+workers; a worker or the driver killed (SIGKILL), then ``--resume``, loses nothing and
+stores nothing twice. Real processes, a real HTTP agent on 127.0.0.1, a real SQLite store.
+
+The kill tests hold a few slow tests at the agent (``Step`` with a long delay, ended by
+``gate.stop``) and wait until every other result is stored, so the kill always lands while
+exactly those are in flight, whatever the machine's load."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.runner.scale_suite import (
+    PASSED,
+    TOTAL,
+    essence,
+    rows,
+    run,
+    run_id,
+    start,
+    wait_for,
+    write_suite,
+)
+from tests.targets.agent_server import AgentServer, Step, agent_server
+
+HELD = 6  # slow tests; with 2 workers of 4 slots each, each worker holds at least 2 of them
+
+
+@pytest.fixture
+def agent() -> Iterator[AgentServer]:
+    with agent_server() as server:
+        yield server
+
+
+def hold_some(agent: AgentServer) -> list[str]:
+    """Make HELD single-turn tests (they pass once answered) wait at the agent until
+    ``release``; their names."""
+    numbers = [2 * k * 97 for k in range(1, HELD + 1)]  # even: expected to pass, spread out
+    for i in numbers:
+        reply = {"response": f"turn 1: q{i}"}
+        agent.by_query[f"q{i}"] = Step(json=reply, delay_s=3_600)
+    return [f"single-{i:04d}" for i in numbers]
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(p) for p in text]
+    return found
+
+
+def workers_of(pid: int) -> list[int]:
+    """The worker processes of a run (not its forked result writer)."""
+    return [
+        child
+        for child in children(pid)
+        if b"assay.runner.shard" in Path(f"/proc/{child}/cmdline").read_bytes()
+    ]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat").read_text() if Path(f"/proc/{pid}/stat").exists() else ""
+    return " Z " not in stat  # a zombie has ended
+
+
+def test_two_workers_give_the_one_process_report(tmp_path: Path, agent: AgentServer) -> None:
+    reports = {}
+    for workers in ("1", "2"):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        write_suite(folder, agent.chat_url)
+        done = run(folder, "run", "suite.yaml", "--workers", workers, "--out", "r.json")
+        assert done.returncode == 1, done.stderr  # the odd single-turn tests fail by design
+        reports[workers] = json.loads((folder / "r.json").read_text())
+        if workers == "2":
+            assert "running on 2 worker processes (--workers)" in done.stderr
+    one, two = reports["1"], reports["2"]
+    assert one["summary"]["total_tests"] == TOTAL and one["summary"]["passed"] == PASSED
+    names = [r["test_name"] for r in two["results"]]
+    assert len(names) == TOTAL and len(set(names)) == TOTAL
+    assert essence(two) == essence(one)
+
+
+def test_the_default_uses_every_core_for_a_big_run(tmp_path: Path, agent: AgentServer) -> None:
+    write_suite(tmp_path, agent.chat_url, single=301, multi=0)
+    done = run(tmp_path, "run", "suite.yaml")
+    assert done.returncode == 1, done.stderr
+    cores = len(os.sched_getaffinity(0))
+    said = f"running on {cores} worker processes (one per core, for 301 tests)"
+    assert (said in done.stderr) == (cores > 1), done.stderr
+
+
+def test_repeats_are_sharded_like_tests(tmp_path: Path, agent: AgentServer) -> None:
+    reports = {}
+    for workers in ("1", "2"):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        write_suite(folder, agent.chat_url, single=20, multi=10)
+        args = ("run", "suite.yaml", "--repeat", "3", "--workers", workers, "--out", "r.json")
+        done = run(folder, *args)
+        assert done.returncode == 1, done.stderr
+        reports[workers] = json.loads((folder / "r.json").read_text())
+    assert reports["2"]["summary"]["total_tests"] == 90
+    assert essence(reports["2"]) == essence(reports["1"])
+
+
+def test_a_killed_worker_loses_only_its_tests_in_flight(tmp_path: Path, agent: AgentServer) -> None:
+    write_suite(tmp_path, agent.chat_url, patient=True)
+    held = hold_some(agent)
+    db = tmp_path / ".assay" / "assay.db"
+    args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
+    proc = start(tmp_path, *args)
+    wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
+    victim = workers_of(proc.pid)[0]
+    os.kill(victim, signal.SIGKILL)
+    wait_for(lambda: not alive(victim), "the killed worker to end")
+    agent.end_pauses()  # the other worker's held tests now finish
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 3, err
+    assert "worker" in err and "stopped unexpectedly (killed by SIGKILL)" in err
+    stored = rows(db)
+    lost = TOTAL - len(stored)
+    assert 2 <= lost <= 4  # what the killed worker held: its share (4) less the other's
+    assert len(set(stored)) == len(stored)
+    assert {f"single-{i:04d}" for i in range(1_500)} - {n for n, _ in stored} <= set(held)
+    assert f"{lost} tests have no result" in err
+    rid = run_id(db)
+    assert f"assay run --resume {rid[:12]}" in err
+
+    resumed = run(tmp_path, "run", "--resume", rid[:12], "--out", "r.json")
+    assert resumed.returncode == 1, resumed.stderr
+    stored = rows(db)
+    assert len(stored) == TOTAL and len(set(stored)) == TOTAL
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["run"]["status"] == "completed"
+    assert report["summary"]["passed"] == PASSED
+
+
+def test_a_killed_driver_loses_nothing_on_resume(tmp_path: Path, agent: AgentServer) -> None:
+    write_suite(tmp_path, agent.chat_url, patient=True)
+    hold_some(agent)
+    db = tmp_path / ".assay" / "assay.db"
+    args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
+    proc = start(tmp_path, *args)
+    wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
+    workers = workers_of(proc.pid)
+    assert len(workers) == 2
+    proc.kill()
+    proc.communicate(timeout=300)
+    # the workers see their pipe end and stop: nothing of the run goes on without it
+    wait_for(lambda: not any(alive(w) for w in workers), "the orphaned workers to end")
+    agent.end_pauses()
+    assert len(rows(db)) == TOTAL - HELD
+
+    resumed = run(tmp_path, "run", "--resume", run_id(db)[:12], "--out", "r.json")
+    assert resumed.returncode == 1, resumed.stderr
+    stored = rows(db)
+    assert len(stored) == TOTAL and len(set(stored)) == TOTAL
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["run"]["status"] == "completed"
+    assert report["summary"]["passed"] == PASSED
+
+
+def test_sigterm_stops_every_worker_cleanly(tmp_path: Path, agent: AgentServer) -> None:
+    write_suite(tmp_path, agent.chat_url, patient=True)
+    held = hold_some(agent)
+    db = tmp_path / ".assay" / "assay.db"
+    args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
+    proc = start(tmp_path, *args)
+    wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
+    workers = workers_of(proc.pid)
+    proc.terminate()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert not any(alive(w) for w in workers)  # the driver waited for them
+    stored = rows(db)
+    assert len(stored) == TOTAL - HELD and not {n for n, _ in stored} & set(held)
+    assert f"interrupted: {TOTAL - HELD} tests stored" in err
+    agent.end_pauses()
+    resumed = run(tmp_path, "run", "--resume", run_id(db)[:12], "--out", "r.json")
+    assert resumed.returncode == 1, resumed.stderr
+    assert len(rows(db)) == TOTAL and len(set(rows(db))) == TOTAL
+
+
+def test_assay_run_takes_workers_from_python(tmp_path: Path, agent: AgentServer) -> None:
+    import assay
+    from assay.runner.observer import RunStart
+
+    write_suite(tmp_path, agent.chat_url, single=30, multi=10)
+    starts: list[RunStart] = []
+    report = assay.run(
+        tmp_path / "suite.yaml",
+        workers=2,
+        store=f"sqlite:///{tmp_path}/py.db",
+        on_start=starts.append,
+    )
+    assert starts[0].workers == "2 worker processes (--workers)"
+    assert report.summary.total_tests == 40 and report.summary.passed == 15 + 10
+    assert len({r.test_name for r in report.results}) == 40
