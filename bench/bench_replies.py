@@ -42,7 +42,7 @@ GB = 1_000_000_000
 
 CLIENT = """
 import asyncio, json, resource, sys, time
-from assay.config import HttpTarget as Config
+from assay.target_config import HttpTarget as Config
 from assay.errors import TargetError
 from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget

@@ -46,7 +46,7 @@ def test_all_is_exactly_the_public_api() -> None:
 def test_a_lazy_name_is_the_object_of_its_home_module() -> None:
     from assay.api import run
     from assay.cases import load_suite
-    from assay.config import RunOptions
+    from assay.run_options import RunOptions
 
     assert (assay.run, assay.load_suite, assay.RunOptions) == (run, load_suite, RunOptions)
     try:

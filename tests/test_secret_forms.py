@@ -21,10 +21,10 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from assay.config import ModelConfig
-from assay.config import OpenAITarget as OpenAIConfig
 from assay.errors import ConfigError
 from assay.models import api_key_for
 from assay.net import reset_limiters
+from assay.target_config import OpenAITarget as OpenAIConfig
 from assay.targets.base import TurnRequest
 from assay.targets.openai import OpenAITarget
 from tests.fakes.llm_server import ScriptedLLM, scripted_llm

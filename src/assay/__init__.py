@@ -28,7 +28,6 @@ from assay.version import __version__
 if TYPE_CHECKING:
     from assay.api import run, run_async
     from assay.cases import LoadedSuite, TestCase, load_suite, parse_suite
-    from assay.config import RunOptions
     from assay.metrics import Metric, MetricContext, MetricOptions, Score, metric
     from assay.results import (
         MetricResult,
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
         ToolInvocation,
         TurnResult,
     )
+    from assay.run_options import RunOptions
     from assay.runner.observer import RunStart
     from assay.targets import Reply, Target, TurnRequest
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "run": "assay.api",
     "run_async": "assay.api",
-    "RunOptions": "assay.config",
+    "RunOptions": "assay.run_options",
     "RunStart": "assay.runner.observer",
     "LoadedSuite": "assay.cases",
     "TestCase": "assay.cases",

@@ -34,8 +34,8 @@ from assay.errors import ConfigError, Problem
 
 if TYPE_CHECKING:
     from assay.cases import LoadedSuite
-    from assay.config import RunOptions
     from assay.results.models import Report
+    from assay.run_options import RunOptions
     from assay.runner.job import RunJob
     from assay.runner.observer import OnResult, OnStart
     from assay.runner.outcome import JobOutcome
@@ -152,7 +152,7 @@ def execute(
 def _options(arguments: dict[str, Any]) -> RunOptions:
     """RunOptions from ``run``'s keyword arguments (its locals: the options are its
     parameters of the same names, ``dataset`` for ``datasets``)."""
-    from assay.config import RunOptions
+    from assay.run_options import RunOptions
     from assay.runner.request import run_options
 
     values = {k: v for k, v in arguments.items() if k in RunOptions.model_fields and v is not None}

@@ -2,25 +2,25 @@
 
 These models check the structure of a suite; ``assay.cases`` then compiles it into runnable
 test cases (matchers, metric instances) and reports problems with their field paths.
+A suite's ``target:`` is in ``assay.target_config``; the options of a run, which override
+``execution:``, in ``assay.run_options``.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Field,
     WithJsonSchema,
-    field_validator,
     model_validator,
 )
 
-from assay.limits import DEFAULT_MAX_FILE_MB
+from assay._spec_base import MODULE_NAME, Open, Strict, module_name, shorthand
+from assay.limits import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_REPLY_MB
+from assay.target_config import TargetConfig
 
 DEFAULT_CONCURRENCY = 16
 WORKERS_FROM_TESTS = 300  # a run with more tests uses every core by default (--workers)
@@ -29,8 +29,6 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
-DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed
-MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
 # A model call's reply length when none is set: small local models otherwise run on to
 # the context limit (or past the timeout) when they lose the thread.
@@ -38,232 +36,7 @@ DEFAULT_MODEL_MAX_TOKENS = 1024
 StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-
-class _Open(BaseModel):
-    """A spec whose unknown keys are options, checked later by their owner."""
-
-    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
-
-
-def _shorthand(key: str) -> Any:
-    """Accept ``"x"`` as a short form of ``{key: "x"}``."""
-
-    def expand(value: Any) -> Any:
-        return {key: value} if isinstance(value, str) else value
-
-    return expand
-
-
-class ResponseMapping(_Strict):
-    """JSONPath expressions that pick fields out of an HTTP target's reply."""
-
-    text: str = "$.response"
-    tool_invocations: str | None = "$.tool_invocations"
-    token_usage: str | None = "$.token_usage"
-    session_id: str | None = None
-
-
-class HttpTarget(_Strict):
-    url: str
-    method: Literal["POST", "GET", "PUT"] = "POST"
-    headers: dict[str, str] = Field(default_factory=dict)
-    body: dict[str, Any] | str | None = None
-    vars: dict[str, Any] = Field(default_factory=dict)  # {{ vars.x }} in url, headers, body
-    response: ResponseMapping = Field(default_factory=ResponseMapping)
-    timeout_s: float = Field(default=30.0, gt=0)
-    stream: bool = False
-    max_in_flight: int | None = Field(default=None, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
-
-
-TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"  # what OpenAI's API takes as a function's name
-TOOL_IMPLEMENTATION = MODULE_NAME[:-1] + r"(:[A-Za-z_][A-Za-z0-9_]*)?$"
-DEFAULT_MAX_TOOL_ROUNDS = 8
-_CANNED = ("result", "error", "cases")
-
-
-def _tool_implementation(value: str) -> str:
-    module, _, function = value.partition(":")
-    _module_name(module)
-    if ":" in value and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", function):
-        raise ValueError(f"expected module or module:function, got {value!r}")
-    return value
-
-
-def _tool_name(value: str) -> str:
-    if not re.match(TOOL_NAME, value):
-        raise ValueError(
-            f"a tool's name is 1 to 64 letters, digits, _ or - (the API's rule), got {value!r}"
-        )
-    return value
-
-
-ToolName = Annotated[
-    str, AfterValidator(_tool_name), WithJsonSchema({"type": "string", "pattern": TOOL_NAME})
-]
-ToolImplementation = Annotated[
-    str,
-    AfterValidator(_tool_implementation),
-    WithJsonSchema(
-        {"type": "string", "pattern": TOOL_IMPLEMENTATION, "not": {"pattern": r"\.py(:|$)"}}
-    ),
-]
-# a JSON Schema (checked against the dialect's own) of an object: a tool's arguments
-ToolParameters = Annotated[
-    dict[str, Any],
-    WithJsonSchema(
-        {
-            "allOf": [
-                {"$ref": "https://json-schema.org/draft/2020-12/schema"},
-                {
-                    "type": "object",
-                    "properties": {"type": {"const": "object"}},
-                    "required": ["type"],
-                },
-            ]
-        }
-    ),
-]
-
-
-class ToolCase(_Strict):
-    """A canned outcome for the calls whose arguments include ``args``."""
-
-    model_config = ConfigDict(
-        json_schema_extra={"oneOf": [{"required": ["result"]}, {"required": ["error"]}]}
-    )
-
-    args: dict[str, Any]
-    result: Any = None
-    error: str | None = None
-
-    @model_validator(mode="after")
-    def _one_outcome(self) -> ToolCase:
-        given = [k for k in ("result", "error") if k in self.model_fields_set]
-        if len(given) != 1:
-            raise ValueError("give a case exactly one of result: or error:")
-        return self
-
-
-class OpenAITool(_Strict):
-    """A function the openai target offers the model: declared by a JSON Schema, run by a
-    Python function (``implementation``) or answered with canned ``result``/``error``/
-    ``cases``."""
-
-    model_config = ConfigDict(
-        json_schema_extra={
-            "oneOf": [
-                {
-                    "required": ["implementation"],
-                    "not": {"anyOf": [{"required": [k]} for k in _CANNED]},
-                },
-                {
-                    "not": {
-                        "anyOf": [
-                            {"required": ["implementation"]},
-                            {"required": ["result", "error"]},
-                        ]
-                    },
-                    "anyOf": [{"required": [k]} for k in _CANNED],
-                },
-            ]
-        }
-    )
-
-    name: ToolName
-    description: str | None = None
-    parameters: ToolParameters = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    # a module next to the suite with a function of the tool's name, or module:function
-    implementation: ToolImplementation | None = None
-    result: Any = None  # canned: what every call gets (unless a case matches)
-    error: str | None = None  # canned: every call fails with this
-    cases: list[ToolCase] = Field(default_factory=list)
-
-    @field_validator("parameters")
-    @classmethod
-    def _json_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
-        import jsonschema  # only for suites that declare tools
-
-        try:
-            jsonschema.Draft202012Validator.check_schema(value)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
-        if value.get("type") != "object":
-            raise ValueError("a tool's arguments are an object: give the schema type: object")
-        return value
-
-    @model_validator(mode="after")
-    def _one_source(self) -> OpenAITool:
-        canned = [k for k in _CANNED if k in self.model_fields_set]
-        if self.implementation is not None and canned:
-            raise ValueError(f"give either implementation: or canned {'/'.join(canned)}:, not both")
-        if self.implementation is None and not canned:
-            raise ValueError(
-                "give implementation: (a module next to the suite) or a canned result:, "
-                "error: or cases:"
-            )
-        if "error" in self.model_fields_set and "result" in self.model_fields_set:
-            raise ValueError("give result: or error:, not both (cases: can mix them)")
-        return self
-
-
-class OpenAITarget(_Strict):
-    base_url: str
-    model: str
-    api_key_env: str | None = "OPENAI_API_KEY"
-    system_prompt: str | None = None
-    temperature: float | None = None
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_in_flight: int | None = Field(default=None, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
-    # functions offered to the model; the target runs the calls and sends the results back
-    tools: list[OpenAITool] = Field(default_factory=list)
-    # model replies with tool calls answered per turn; one more is a failed turn
-    max_tool_rounds: int = Field(default=DEFAULT_MAX_TOOL_ROUNDS, ge=1)
-
-    @model_validator(mode="after")
-    def _unique_tools(self) -> OpenAITarget:
-        names = [t.name for t in self.tools]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"two tools are named {twice[0]!r}; tool names must be unique")
-        return self
-
-
-class TargetConfig(_Strict):
-    http: HttpTarget | None = None
-    openai: OpenAITarget | None = None
-    python: str | None = None
-    demo: Literal["travel"] | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> TargetConfig:
-        chosen = [k for k in ("http", "openai", "python", "demo") if getattr(self, k) is not None]
-        if len(chosen) != 1:
-            raise ValueError(
-                "give exactly one of http, openai, python, demo"
-                + (f" (got {', '.join(chosen)})" if chosen else "")
-            )
-        return self
-
-    @field_validator("python")
-    @classmethod
-    def _module_func(cls, value: str | None) -> str | None:
-        if value is not None and (value.count(":") != 1 or not all(value.split(":"))):
-            raise ValueError(f"expected 'module:function', got {value!r}")
-        return value
-
-    @property
-    def kind(self) -> str:
-        return next(k for k in ("http", "openai", "python", "demo") if getattr(self, k))
-
-
-class ModelConfig(_Strict):
+class ModelConfig(Strict):
     """A judge or simulated-user model (SPEC §7)."""
 
     provider: Literal["openai", "anthropic"]
@@ -282,7 +55,7 @@ class ModelConfig(_Strict):
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
 
 
-class ExecutionConfig(_Strict):
+class ExecutionConfig(Strict):
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
     turn_timeout_s: float = Field(default=DEFAULT_TURN_TIMEOUT_S, gt=0)
     metric_timeout_s: float = Field(default=DEFAULT_METRIC_TIMEOUT_S, gt=0)
@@ -291,114 +64,7 @@ class ExecutionConfig(_Strict):
     max_file_mb: float = Field(default=DEFAULT_MAX_FILE_MB, gt=0)
 
 
-class RunOptions(BaseModel):
-    """Every option of a run, one list for the three ways in: ``assay.run(...)``'s keyword
-    arguments, ``assay run``'s flags (``--turn-timeout-s``; ``datasets`` is ``dataset=`` and
-    ``--dataset``) and, for the keys of ``execution:``, the suite.
-
-    The one override rule: an option given (to ``assay.run`` or on the command line) wins
-    over the suite's ``execution:``, which wins over the default. ``target`` and ``judge``
-    replace the suite's own; ``datasets`` are added to the suite's ``datasets:``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    datasets: list[Path] = Field(
-        default_factory=list,
-        description="a CSV/XLSX/JSONL file whose rows are added as tests (repeatable)",
-    )
-    target: str | None = Field(
-        default=None,
-        description="the agent to test, replacing the suite's target: an http(s) URL, demo, "
-        "or module:function",
-    )
-    judge: str | None = Field(
-        default=None,
-        description="PROVIDER:MODEL (openai or anthropic) for judge metrics and goal tests, "
-        "replacing the suite's judge",
-    )
-    judge_base_url: str | None = Field(
-        default=None, description="the judge's server, e.g. a local Ollama's /v1 URL"
-    )
-    concurrency: int | None = Field(
-        default=None,
-        ge=1,
-        description=f"conversations run at once (execution.concurrency, default "
-        f"{DEFAULT_CONCURRENCY})",
-    )
-    workers: int | None = Field(
-        default=None,
-        ge=1,
-        description=f"worker processes the tests are shared over, each with its share of the "
-        f"concurrency and endpoint limits (default: one per core when the run has more than "
-        f"{WORKERS_FROM_TESTS} tests, else 1); with --executor ray, the Ray tasks",
-    )
-    executor: Literal["local", "ray"] | None = Field(
-        default=None,
-        description="local (this machine's processes, the default) or ray (Ray tasks; pip "
-        "install 'assay[ray]')",
-    )
-    ray_address: str | None = Field(
-        default=None,
-        description="the Ray cluster for --executor ray: ray://HOST:10001, or auto for the "
-        "one this machine belongs to (default: a local Ray started for the run)",
-    )
-    repeat: int | None = Field(
-        default=None, ge=1, description="run each test K times (execution.repeat, default 1)"
-    )
-    limit: int | None = Field(default=None, ge=1, description="run only the first N tests")
-    keyword: str | None = Field(
-        default=None,
-        description="run only the tests whose names match EXPR: words matched as "
-        "case-insensitive substrings, with and, or, not and parentheses, as in pytest's -k",
-    )
-    tags: list[str] = Field(
-        default_factory=list,
-        description="run only the tests with this tag (repeatable: a test runs if it has any "
-        "of them)",
-    )
-    only_failed: str | None = Field(
-        default=None,
-        description="run only the tests that failed or errored in the stored run RUN_ID (a "
-        "new run, comparable with assay diff); without a suite, that run's suite and datasets",
-    )
-    turn_timeout_s: float | None = Field(
-        default=None,
-        gt=0,
-        description=f"seconds one turn may take (execution.turn_timeout_s, default "
-        f"{DEFAULT_TURN_TIMEOUT_S:g})",
-    )
-    metric_timeout_s: float | None = Field(
-        default=None,
-        gt=0,
-        description=f"seconds one metric may take on one turn (execution.metric_timeout_s, "
-        f"default {DEFAULT_METRIC_TIMEOUT_S:g})",
-    )
-    retries: int | None = Field(
-        default=None,
-        ge=0,
-        description=f"retries of a failed connection, 429 or 5xx (execution.retries, default "
-        f"{DEFAULT_RETRIES})",
-    )
-    max_file_mb: float | None = Field(
-        default=None,
-        gt=0,
-        description=f"the largest file a test may attach, in MB (execution.max_file_mb, "
-        f"default {DEFAULT_MAX_FILE_MB:g})",
-    )
-    no_cache: bool = Field(default=False, description="bypass the judge response cache")
-
-    def execution(self, suite: ExecutionConfig) -> ExecutionConfig:
-        """The suite's ``execution:`` (its defaults filled in) with the options given here."""
-        given = {
-            name: value
-            for name in ExecutionConfig.model_fields
-            if (value := getattr(self, name)) is not None
-        }
-        return suite.model_copy(update=given)
-
-
-class MetricSpec(_Open):
+class MetricSpec(Open):
     """``equality`` or ``{metric: numeric, relative_tolerance: 0.01}``; the options are
     checked by the metric itself when the suite is compiled."""
 
@@ -407,7 +73,7 @@ class MetricSpec(_Open):
     @model_validator(mode="before")
     @classmethod
     def _short(cls, value: Any) -> Any:
-        value = _shorthand("metric")(value)
+        value = shorthand("metric")(value)
         # a code grader is written {type: code, grader: module:callable}
         if isinstance(value, dict) and "metric" not in value and value.get("type") == "code":
             value = {k: v for k, v in value.items() if k != "type"} | {"metric": "code"}
@@ -418,7 +84,7 @@ class MetricSpec(_Open):
         return dict(self.model_extra or {})
 
 
-class ExpectedToolSpec(_Open):
+class ExpectedToolSpec(Open):
     """``lookup`` or ``{name, args?, count?}``; matchers and counts are compiled later."""
 
     OPTIONS: ClassVar[tuple[str, ...]] = ("args", "count", "count_exact", "max_count")
@@ -428,14 +94,14 @@ class ExpectedToolSpec(_Open):
     @model_validator(mode="before")
     @classmethod
     def _short(cls, value: Any) -> Any:
-        return _shorthand("name")(value)
+        return shorthand("name")(value)
 
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
 
 
-class FileSpec(_Strict):
+class FileSpec(Strict):
     """A file attached to a turn: ``report.pdf`` or ``{path, mime_type, as: text|binary}``,
     the path relative to the suite's folder."""
 
@@ -452,10 +118,10 @@ class FileSpec(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _short(cls, value: Any) -> Any:
-        return _shorthand("path")(value)
+        return shorthand("path")(value)
 
 
-class TurnSpec(_Strict):
+class TurnSpec(Strict):
     input: str
     ground_truth: str | None = None
     context: str | None = None
@@ -467,7 +133,7 @@ class TurnSpec(_Strict):
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
 
 
-class TestSpec(_Strict):
+class TestSpec(Strict):
     __test__ = False  # not a pytest class
     # the schema says what _one_shape checks: exactly one of input, turns, goal, except
     # that a goal test may open with scripted turns
@@ -564,25 +230,14 @@ class TestSpec(_Strict):
         return "multi_turn" if self.turns is not None else "single_turn"
 
 
-def _module_name(name: str) -> str:
-    if name.endswith(".py"):
-        raise ValueError(f"write the module's name, {name[:-3]!r}, not its file name")
-    if not re.match(MODULE_NAME, name):
-        raise ValueError(
-            f"expected a module name such as my_metrics (for my_metrics.py next to the "
-            f"suite), got {name!r}"
-        )
-    return name
-
-
 PluginModule = Annotated[
     str,
-    AfterValidator(_module_name),
+    AfterValidator(module_name),
     WithJsonSchema({"type": "string", "pattern": MODULE_NAME, "not": {"pattern": r"\.py$"}}),
 ]
 
 
-class Suite(_Strict):
+class Suite(Strict):
     name: str
     description: str | None = None
     target: TargetConfig | None = None

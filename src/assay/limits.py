@@ -66,3 +66,4 @@ def too_deep() -> str:
 # ``execution.max_file_mb`` or ``--max-file-mb`` changes it. A file is read whole and sent
 # with every turn that attaches it, so a bound keeps a stray video out of a run.
 DEFAULT_MAX_FILE_MB = 20.0
+DEFAULT_MAX_REPLY_MB = 10.0  # the largest reply read from a target or model, decompressed

@@ -13,7 +13,8 @@ import typer
 
 import assay
 from assay.cli.app import app
-from assay.config import ExecutionConfig, RunOptions
+from assay.config import ExecutionConfig
+from assay.run_options import RunOptions
 from assay.store import open_store
 from tests.api.conftest import write_suite
 from tests.cli.conftest import RunCli

@@ -7,7 +7,7 @@ import pytest
 
 from assay._env_vars import expand
 from assay.cases import parse_suite
-from assay.config import HttpTarget as HttpConfig
+from assay.target_config import HttpTarget as HttpConfig
 from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget
 from tests.targets.agent_server import FAST_RETRY, AgentServer

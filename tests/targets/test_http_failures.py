@@ -8,10 +8,10 @@ import re
 import pytest
 
 from assay.cases.models import TestCase, Turn
-from assay.config import HttpTarget as HttpConfig
 from assay.errors import SessionLost, TargetError
 from assay.net import RetryPolicy
 from assay.runner.conversation import CaseSettings, run_case
+from assay.target_config import HttpTarget as HttpConfig
 from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget
 from tests.targets.agent_server import FAST_RETRY, AgentServer, Step, free_port

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from assay.config import HttpTarget as HttpConfig
 from assay.errors import ConfigError, TargetError
 from assay.results.models import TokenUsage, ToolInvocation
+from assay.target_config import HttpTarget as HttpConfig
 from assay.targets.base import Message, TurnRequest
 from assay.targets.http import HttpTarget
 from tests.targets.agent_server import FAST_RETRY, AgentServer, Step

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import pytest
 
 from assay.cases.models import TestCase, Turn
-from assay.config import OpenAITarget as OpenAIConfig
 from assay.errors import SessionLost, TargetError
 from assay.net import RetryPolicy
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.runner.conversation import CaseSettings, run_case
 from assay.secrets import REDACTOR
+from assay.target_config import OpenAITarget as OpenAIConfig
 from assay.targets.base import TurnRequest
 from assay.targets.openai import OpenAITarget
 from tests.fakes.llm_server import Completion, Fault, ScriptedLLM, ToolCall, scripted_llm

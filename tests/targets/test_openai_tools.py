@@ -15,13 +15,13 @@ import pytest
 
 from assay.cases import parse_suite
 from assay.cases.models import TestCase, Turn
-from assay.config import OpenAITarget as OpenAIConfig
-from assay.config import TargetConfig
 from assay.errors import ConfigError, TargetError
 from assay.net import RetryPolicy
 from assay.results.models import TokenUsage
 from assay.results.schema import json_schema
 from assay.runner.conversation import CaseSettings, run_case
+from assay.target_config import OpenAITarget as OpenAIConfig
+from assay.target_config import TargetConfig
 from assay.targets.base import Reply, TurnRequest
 from assay.targets.factory import make_target
 from assay.targets.openai import OpenAITarget

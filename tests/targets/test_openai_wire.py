@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from assay.config import HttpTarget as HttpConfig
 from assay.config import ModelConfig
-from assay.config import OpenAITarget as OpenAIConfig
 from assay.errors import JudgeError, TargetError
 from assay.models import ChatModel, make_model
 from assay.net import RetryPolicy
 from assay.net.openai_wire import completions_url
 from assay.results.models import TokenUsage, ToolInvocation
+from assay.target_config import HttpTarget as HttpConfig
+from assay.target_config import OpenAITarget as OpenAIConfig
 from assay.targets.base import TurnRequest, token_usage
 from assay.targets.http import HttpTarget
 from assay.targets.openai import OpenAITarget

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from assay.config import HttpTarget as HttpConfig
-from assay.config import OpenAITarget as OpenAIConfig
 from assay.errors import TargetError
+from assay.target_config import HttpTarget as HttpConfig
+from assay.target_config import OpenAITarget as OpenAIConfig
 from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget
 from assay.targets.openai import OpenAITarget

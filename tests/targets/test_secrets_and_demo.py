@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.config import HttpTarget as HttpConfig
-from assay.config import TargetConfig
 from assay.errors import ConfigError, TargetError
 from assay.net import check_reachable
+from assay.target_config import HttpTarget as HttpConfig
+from assay.target_config import TargetConfig
 from assay.targets import make_target
 from assay.targets.base import TurnRequest
 from assay.targets.factory import DemoTarget, parse_target_option

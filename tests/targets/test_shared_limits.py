@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from assay.config import ModelConfig
-from assay.config import OpenAITarget as OpenAIConfig
 from assay.models import make_model
 from assay.net import RetryPolicy, reset_limiters
+from assay.target_config import OpenAITarget as OpenAIConfig
 from assay.targets.base import TurnRequest
 from assay.targets.openai import OpenAITarget
 from tests.fakes.llm_server import ScriptedLLM, scripted_llm

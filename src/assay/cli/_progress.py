@@ -20,9 +20,9 @@ from rich.progress import (
 )
 
 from assay.api import execute
-from assay.config import RunOptions
 from assay.results.models import TestResult
 from assay.results.rollup import StatusCounts
+from assay.run_options import RunOptions
 from assay.runner.observer import RunStart
 from assay.runner.outcome import JobOutcome
 from assay.store import Store

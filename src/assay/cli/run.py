@@ -18,8 +18,8 @@ import typer
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.report import FORMAT_NAMES
-from assay.config import RunOptions
 from assay.errors import ConfigError, Problem, StoreError
+from assay.run_options import RunOptions
 
 EXIT_INTERRUPTED = 130
 

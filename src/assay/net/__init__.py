@@ -21,7 +21,7 @@ Imported by their module path (the wire formats of the model APIs):
 - ``reply_fields``: strict readers of a reply's fields (``MalformedReply``).
 """
 
-from assay.config import DEFAULT_MAX_REPLY_MB
+from assay.limits import DEFAULT_MAX_REPLY_MB
 from assay.net.body import (
     ReplyBody,
     ReplyTooLarge,

@@ -16,7 +16,7 @@ import aiohttp
 from multidict import CIMultiDictProxy
 from yarl import URL
 
-from assay.config import DEFAULT_MAX_REPLY_MB
+from assay.limits import DEFAULT_MAX_REPLY_MB
 
 MB = 1_000_000
 _CHUNK_BYTES = 65_536

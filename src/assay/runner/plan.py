@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.cases import LoadedSuite, TestCase, load_suite
-from assay.config import ModelConfig, Suite, TargetConfig
+from assay.config import ModelConfig, Suite
 from assay.errors import ConfigError, Problem
 from assay.secrets import REDACTOR, redact_config
+from assay.target_config import TargetConfig
 from assay.targets import Target, make_target
 from assay.targets.factory import parse_target_option
 

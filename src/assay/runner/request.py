@@ -21,9 +21,11 @@ from pydantic import ValidationError
 
 from assay.cases import LoadedSuite
 from assay.cases._problems import pydantic_problems
-from assay.config import ModelConfig, RunOptions, TargetConfig
+from assay.config import ModelConfig
 from assay.errors import ConfigError, Problem
+from assay.run_options import RunOptions
 from assay.secrets import REDACTOR
+from assay.target_config import TargetConfig
 
 ENDPOINT_OPTIONS = ("target", "judge", "judge_base_url")
 # what decides which tests a run has and how they are counted: a resume must not change it

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.cases.models import TestCase
-from assay.config import WORKERS_FROM_TESTS, RunOptions
+from assay.config import WORKERS_FROM_TESTS
 from assay.errors import ConfigError, Problem
+from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan
 from assay.runner.pool import LocalPool, Lost, shares
 from assay.runner.shard import ShardSpec, Slot

@@ -21,10 +21,10 @@ from typing import Any
 
 from assay._imports import import_callable
 from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
-from assay.config import OpenAITool
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net.openai_wire import decode_arguments, function_tool
 from assay.results.models import ToolInvocation
+from assay.target_config import OpenAITool
 from assay.targets._plain import plain_json
 from assay.targets.base import result_bytes
 

@@ -8,11 +8,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from assay.config import DEFAULT_RETRIES, TargetConfig
-from assay.config import HttpTarget as HttpTargetConfig
+from assay.config import DEFAULT_RETRIES
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net import RetryPolicy
 from assay.registry import Registry, UnknownName
+from assay.target_config import HttpTarget as HttpTargetConfig
+from assay.target_config import TargetConfig
 from assay.targets.base import AgentSession, Target
 
 # builds a target from its config, the suite's folder and the retry policy

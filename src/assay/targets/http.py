@@ -21,8 +21,6 @@ from typing import Any, TypeVar
 import aiohttp
 
 from assay._json import MISSING, JsonPath
-from assay.config import HttpTarget as HttpTargetConfig
-from assay.config import ResponseMapping
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.net import (
     EndpointLimiter,
@@ -43,6 +41,8 @@ from assay.net import (
 )
 from assay.net.request import Reader
 from assay.secrets import REDACTOR, url_secrets
+from assay.target_config import HttpTarget as HttpTargetConfig
+from assay.target_config import ResponseMapping
 from assay.targets._templates import (
     Compiled,
     compile_text,

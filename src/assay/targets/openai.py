@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from assay.config import OpenAITarget as OpenAITargetConfig
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net import ReplyBody, RequestFailed, RetryPolicy, decode_json, host_port
 from assay.net.openai_wire import (
@@ -44,6 +43,7 @@ from assay.net.openai_wire import (
 from assay.net.reply_fields import MalformedReply
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.secrets import REDACTOR, is_own_host, url_secrets
+from assay.target_config import OpenAITarget as OpenAITargetConfig
 from assay.targets._tools import Toolbox, recorded_arguments
 from assay.targets.base import (
     AgentSession,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.config import RunOptions
+from assay.run_options import RunOptions
 
 RECENT = 10  # finished tests a job remembers, for the live page
 STOP_WAIT_S = 60.0  # how long a stopping server waits for its runs to store what they have
