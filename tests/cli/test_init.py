@@ -25,6 +25,19 @@ def test_init_then_run_in_an_empty_folder_passes(assay_cli: RunCli, tmp_path: Pa
     assert "mean scores: contains 1.00, equality 1.00" in ran.stdout  # checks really ran
 
 
+def test_assay_run_without_a_suite_runs_the_folders_suite_yaml(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    assert assay_cli("init").returncode == 0
+    ran = assay_cli("run")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "5 tests: 5 passed" in ran.stdout
+    (tmp_path / "suite.yaml").unlink()
+    refused = assay_cli("run")
+    assert refused.returncode == 2
+    assert "give a suite file (no suite.yaml here), or --dataset FILE" in refused.stderr
+
+
 def test_the_starter_checks_the_agent_it_points_at(assay_cli: RunCli, tmp_path: Path) -> None:
     """A green starter is only worth something if a wrong agent turns it red."""
     assay_cli("init")

@@ -117,3 +117,13 @@ def test_a_large_run_lists_only_the_tests_that_did_not_pass() -> None:
     rows = _table_rows(text)
     assert [row[0] for row in rows] == ["revenue | dialogue"]
     assert f"{MAX_TABLE_ROWS + 50} more tests (passing) not listed" in _plain(text)
+
+
+def test_an_underscore_inside_a_word_stays_as_typed_and_emphasis_is_still_escaped() -> None:
+    """A name like capital_of_france can be searched for in a job summary as typed; an
+    underscore that could open or close emphasis is escaped."""
+    assert md_cell("capital_of_france") == "capital_of_france"
+    assert md_cell("_loud_ and __bold__ x_") == r"\_loud\_ and \_\_bold\_\_ x\_"
+    rendered = MarkdownIt().render(md_cell("_loud_ snake_case __bold__"))
+    assert "<em>" not in rendered and "<strong>" not in rendered
+    assert "_loud_ snake_case __bold__" in html.unescape(rendered)

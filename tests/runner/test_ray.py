@@ -126,3 +126,37 @@ def _cmdline(process: Path) -> bytes:
         return (process / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def _assay(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "assay"), *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_ray_cluster_that_is_not_there_is_exit_3_and_the_address_alone_exit_2(
+    tmp_path: Path,
+) -> None:
+    with agent_server() as server:  # the agent answers: only Ray is missing
+        (tmp_path / "suite.yaml").write_text(
+            f"name: x\ntarget: {{http: {{url: '{server.chat_url}'}}}}\n"
+            "tests: [{name: a, input: hi}]\n"
+        )
+        alone = _assay(tmp_path, "run", "suite.yaml", "--ray-address", "auto")
+        assert alone.returncode == 2, alone.stderr
+        assert "add --executor ray" in alone.stderr
+        absent = _assay(tmp_path, "run", "suite.yaml", "--executor", "ray", "--ray-address", "auto")
+    assert absent.returncode == 3, absent.stdout + absent.stderr
+    assert "could not start Ray (auto)" in absent.stderr
+    assert "Traceback" not in absent.stderr
+
+
+def test_the_help_names_the_ray_extra() -> None:
+    shown = _assay(Path.cwd(), "run", "--help")
+    assert "assay[ray]" in shown.stdout

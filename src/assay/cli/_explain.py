@@ -43,7 +43,7 @@ def _field(label: str, text: str | None, *, length: bool = False) -> str:
         indent = "\n" + " " * (6 + _LABEL)
         shown = markup_safe(body).replace("\n", indent)
         if length:
-            shown += f" [dim]({len(text):,} characters)[/]"
+            shown += f" [dim]({len(text):,} character{'' if len(text) == 1 else 's'})[/]"
     return f"    {label + ':':<{_LABEL}}{shown}"
 
 

@@ -33,7 +33,10 @@ def _flag(name: str) -> str:
 
 
 # a flag's help is its option's description: one text for the CLI, the API and the docs
-HELP = {name: field.description or "" for name, field in RunOptions.model_fields.items()}
+HELP = {
+    name: markup_safe(field.description or "") for name, field in RunOptions.model_fields.items()
+}
+DEFAULT_SUITE = "suite.yaml"  # what `assay run` runs when given no suite, dataset or run
 
 
 @app.command()
@@ -109,7 +112,27 @@ def run(
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
     options = run_options(given, spell=_flag)
     if suite is None and not datasets and resume is None and only_failed is None:
-        raise ConfigError([Problem("options", "SUITE", "give a suite file, or --dataset FILE")])
+        if not Path(DEFAULT_SUITE).is_file():
+            raise ConfigError(
+                [
+                    Problem(
+                        "options",
+                        "SUITE",
+                        f"give a suite file (no {DEFAULT_SUITE} here), or --dataset FILE",
+                    )
+                ]
+            )
+        suite = Path(DEFAULT_SUITE)  # the folder `assay init` made
+    if ray_address is not None and executor != "ray":
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "--ray-address",
+                    "it names the Ray cluster for --executor ray: add --executor ray",
+                )
+            ]
+        )
     outputs = _outputs(out, fmt)
     opened = open_store(store)
     verdict = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import mimetypes
 from collections.abc import Sequence
 
@@ -121,6 +122,9 @@ def pdf_text(data: bytes) -> tuple[str, int]:
     """A PDF's text, page by page (pages separated by a blank line), and its page count."""
     from pypdf import PdfReader  # only suites that attach a PDF pay for the import
 
+    # pypdf logs what it repairs ("EOF marker not found") to stderr; a damaged PDF gets
+    # assay's one message instead, and a repaired one needs none
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):

@@ -41,7 +41,9 @@ MAX_TEXT = 600
 """Inputs, responses and ground truths are cut to about this many characters."""
 
 _ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️"}
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+# "_" inside a word (capital_of_france) starts no emphasis in CommonMark or GitHub's
+# Markdown, so it stays as written there: names can be searched for in the summary as typed
+_SPECIAL = re.compile(r"([\\`*\[\]<>|~]|(?<![^\W_])_|_(?![^\W_]))")
 
 
 def md_text(text: str) -> str:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assay.errors import AssayError
+from assay.errors import TargetError
 from assay.runner.pool import EncodedSink, Lost, shares
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
 
@@ -92,7 +92,10 @@ class RayPool:
             )
         except Exception as exc:
             where = self.address or "a local Ray"
-            raise AssayError(f"could not start Ray ({where}): {exc}") from None
+            # exit 3 (could not execute), as for an unreachable target; Ray's own message
+            # names its --address flag, which is assay's --ray-address
+            text = str(exc).replace("--address", "--ray-address")
+            raise TargetError(f"could not start Ray ({where}): {text}") from None
         return ray, True
 
     async def run(self, slots: list[Slot]) -> Lost:
