@@ -7,11 +7,19 @@ it, so tests never see each other's runs or anyone else's tables in the shared d
 
 from __future__ import annotations
 
+import signal
 import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
+
+# A shell that starts a job in the background (`make test &` in a script) makes it ignore
+# SIGINT, and an ignored signal stays ignored in every program it starts: the tests that
+# press Ctrl-C on `assay run` would then test nothing. A handler (unlike "ignore") is reset
+# to the default in a child, so the children get Ctrl-C as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 PG_HOST = "127.0.0.1:5432"
 PG_DATABASE = "test"

@@ -5,8 +5,9 @@ Each name below is imported when first used: ``assay run`` without ``--out`` rea
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_names
 
 if TYPE_CHECKING:
     from assay.reporters.html import render_html
@@ -27,13 +28,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay.reporters' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # imported once
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
