@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -77,4 +78,18 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
     result, error = await future
     if error is not None:
         raise error
+    return result
+
+
+async def call_user_code(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call the user's ``fn`` (an agent, a tool, a code grader): awaited when it is a
+    coroutine function, else run by ``in_daemon_thread``; a result that is itself awaitable
+    (an async callable ``inspect`` did not recognise) is awaited too. Whatever it raises is
+    raised here, for the caller to make its own turn's or metric's error."""
+    if inspect.iscoroutinefunction(fn):
+        result = await fn(*args)
+    else:
+        result = await in_daemon_thread(fn, *args)
+    if inspect.isawaitable(result):
+        result = await result
     return result

@@ -67,7 +67,7 @@ async def wrapped(query: str, session_id: str) -> str:
 async def test_awaitables_from_callables_not_seen_as_async_are_awaited() -> None:
     for fn, expected in ((AsyncCallable(), "echo hi"), (wrapped, "wrapped hi")):
         target = PythonTarget.__new__(PythonTarget)
-        target.fn, target.is_async, target.description = fn, False, "python:test"
+        target.fn, target.description = fn, "python:test"
         reply = await target.session("s").send(
             TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
         )

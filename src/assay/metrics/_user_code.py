@@ -19,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
+from assay._isolation import call_user_code, describe, reraise_if_cancelling
 from assay.metrics.base import ConversationContext, Metric, MetricContext, OptionsT, Score
 from assay.results.models import MetricResult
 
@@ -115,12 +115,7 @@ class UserFunctionMetric(Metric[OptionsT]):
         started = time.perf_counter()
         fn = self.user_function
         try:
-            if inspect.iscoroutinefunction(fn):
-                value = await fn(arg)
-            else:
-                value = await in_daemon_thread(fn, arg)
-            if inspect.isawaitable(value):
-                value = await value
+            value = await call_user_code(fn, arg)
             outcome = to_score(value)
         except BaseException as exc:  # sys.exit too: this metric's, not the run's
             reraise_if_cancelling(exc)

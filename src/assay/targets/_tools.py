@@ -11,7 +11,6 @@ result (``{"error": "..."}``), and the turn goes on. Only the runner's own cance
 from __future__ import annotations
 
 import functools
-import inspect
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._imports import import_callable
-from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
+from assay._isolation import call_user_code, describe, reraise_if_cancelling
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net.openai_wire import decode_arguments, function_tool
 from assay.results.models import ToolInvocation
@@ -101,12 +100,7 @@ class Toolbox:
         if function is None:
             return _canned(tool, args)
         try:
-            if inspect.iscoroutinefunction(function):
-                result = await function(**args)
-            else:
-                result = await in_daemon_thread(functools.partial(function, **args))
-            if inspect.isawaitable(result):  # an async callable inspect did not recognise
-                result = await result
+            result = await call_user_code(functools.partial(function, **args))
         except BaseException as exc:  # sys.exit, KeyboardInterrupt: this call's
             reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the tool
             return None, f"the tool raised {describe(exc)}"

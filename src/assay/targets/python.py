@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._imports import import_callable
-from assay._isolation import describe, in_daemon_thread, reraise_if_cancelling
+from assay._isolation import call_user_code, describe, reraise_if_cancelling
 from assay.errors import SessionLost, TargetError
 from assay.targets.base import AgentSession, Reply, Target, TurnRequest, reply_from_payload
 
@@ -37,12 +37,10 @@ def accepts_files(fn: Callable[..., Any]) -> bool:
 
 class _PythonSession(AgentSession):
     def __init__(self, target: PythonTarget) -> None:
-        self.fn = target.fn
-        self.is_async = target.is_async
         self.target = target
 
     async def send(self, request: TurnRequest) -> Reply:
-        fn: Callable[..., Any] = self.fn
+        fn: Callable[..., Any] = self.target.fn
         if request.files:
             if not self.target.takes_files:
                 raise TargetError(
@@ -52,12 +50,7 @@ class _PythonSession(AgentSession):
                 )
             fn = functools.partial(fn, files=[a.for_agent() for a in request.files])
         try:
-            if self.is_async:
-                payload = await fn(request.input, request.session_id)
-            else:
-                payload = await in_daemon_thread(fn, request.input, request.session_id)
-            if inspect.isawaitable(payload):  # an async callable inspect did not recognise
-                payload = await payload
+            payload = await call_user_code(fn, request.input, request.session_id)
             # read here: a dict subclass's get() or an object's __str__ is the agent's code too
             return reply_from_payload(payload)
         except (SessionLost, TargetError):
@@ -70,7 +63,6 @@ class _PythonSession(AgentSession):
 class PythonTarget(Target):
     def __init__(self, spec: str, search_dirs: tuple[Path, ...] = ()) -> None:
         self.fn: AgentFunction = import_callable(spec, search_dirs)
-        self.is_async = inspect.iscoroutinefunction(self.fn)
         self.takes_files = accepts_files(self.fn)
         self.spec = spec
         self.description = f"python:{spec}"
