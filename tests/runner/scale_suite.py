@@ -87,6 +87,15 @@ def run_id(db: Path) -> str:
     return str(rid)
 
 
+def resume_completes(folder: Path, db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``--resume`` the stored run and check that it ends with every test stored once."""
+    resumed = run(folder, "run", "--resume", run_id(db)[:12], *args)
+    assert resumed.returncode == 1, resumed.stderr  # the suite's failing tests, as designed
+    stored = rows(db)
+    assert len(stored) == TOTAL and len(set(stored)) == TOTAL
+    return resumed
+
+
 def wait_for(condition: Callable[[], bool], what: str) -> None:
     """Poll until ``condition`` holds (the machine's load only changes how long)."""
     deadline = time.monotonic() + WAIT_S
