@@ -230,10 +230,16 @@ def share_limits(index: int, workers: int) -> None:
     reset_limiters()
 
 
+def shares(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` that differ by at most one (a limit among workers, the
+    run's concurrency among shards)."""
+    return [total // parts + (i < total % parts) for i in range(parts)]
+
+
 def _my_share(max_in_flight: int | None, rpm: float | None) -> tuple[int | None, float | None]:
     index, workers = _share
     if max_in_flight is not None:
-        max_in_flight = max(1, max_in_flight // workers + (index < max_in_flight % workers))
+        max_in_flight = max(1, shares(max_in_flight, workers)[index])
     return max_in_flight, None if rpm is None else rpm / workers
 
 

@@ -51,11 +51,6 @@ class Lost:
     reasons: list[str] = field(default_factory=list)
 
 
-def shares(total: int, parts: int) -> list[int]:
-    """``total`` split into ``parts`` that differ by at most one."""
-    return [total // parts + (i < total % parts) for i in range(parts)]
-
-
 def died(returncode: int | None) -> str:
     if returncode is not None and returncode < 0:
         with contextlib.suppress(ValueError):

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import TargetError
-from assay.runner.pool import EncodedSink, Lost, shares
+from assay.net.limits import shares
+from assay.runner.pool import EncodedSink, Lost
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
 
 # not shipped to the cluster: the store, caches, environments; datasets are already read

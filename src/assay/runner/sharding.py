@@ -19,9 +19,10 @@ from typing import Any
 from assay.cases.models import TestCase
 from assay.config import WORKERS_FROM_TESTS
 from assay.errors import ConfigError, Problem
+from assay.net.limits import shares
 from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan
-from assay.runner.pool import LocalPool, Lost, shares
+from assay.runner.pool import LocalPool, Lost
 from assay.runner.shard import ShardSpec, Slot
 from assay.secrets import REDACTOR
 
