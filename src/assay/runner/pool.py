@@ -158,9 +158,7 @@ class LocalPool:
         try:
             self._receive(worker, block=False)
         except BaseException as exc:  # the store failed: the run ends with that
-            assert self._ended is not None
-            if not self._ended.done():
-                self._ended.set_exception(exc)
+            self._end(exc)
 
     def _receive(self, worker: _Worker, block: bool) -> None:
         """Store what the worker sent; at the end of its pipe, count what it held as lost."""
@@ -193,12 +191,16 @@ class LocalPool:
         try:
             self._hand_on()
         except BaseException as exc:  # the store failed: the run ends with that
-            if not self._ended_done():
-                assert self._ended is not None
-                self._ended.set_exception(exc)
+            self._end(exc)
 
-    def _ended_done(self) -> bool:
-        return self._ended is None or self._ended.done()
+    def _end(self, failure: BaseException | None = None) -> None:
+        """End the run (with ``failure``, when the store failed), once."""
+        if self._ended is None or self._ended.done():
+            return
+        if failure is None:
+            self._ended.set_result(None)
+        else:
+            self._ended.set_exception(failure)
 
     def _gone(self, worker: _Worker) -> None:
         worker.open = False
@@ -210,9 +212,8 @@ class LocalPool:
             reason = f"worker {worker.number} of {len(self.workers)} stopped unexpectedly"
             self.lost.reasons.append(f"{reason} ({died(worker.process.returncode)})")
             worker.held.clear()  # what it had not taken yet goes to the others
-        if all(not w.open for w in self.workers) and not self._ended_done():
-            assert self._ended is not None
-            self._ended.set_result(None)
+        if all(not w.open for w in self.workers):
+            self._end()
 
     def _stop(self) -> None:
         """Interrupted: tell every worker to stop, then store what each sends before its
