@@ -19,6 +19,7 @@ holds a value (``<v>`` or ``<is>``).
 
 from __future__ import annotations
 
+import io
 import operator
 import re
 import zipfile
@@ -46,14 +47,15 @@ _MAX_TAIL = 4096
 _DELETE = "(select them, right-click, Delete) and save"
 
 
-def check_workbook(path: Path, source: str) -> None:
-    """Raise DatasetError when the workbook at ``path`` is not safe to hand to calamine; a
-    file that is not a zip archive is left to calamine, which says so."""
+def check_workbook(workbook: Path | bytes, source: str) -> None:
+    """Raise DatasetError when the workbook (a file, or its bytes already read) is not safe
+    to hand to calamine; a file that is not a zip archive is left to calamine, which says so."""
     try:
-        zf = zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(workbook if isinstance(workbook, Path) else io.BytesIO(workbook))
     except (zipfile.BadZipFile, OSError, ValueError):
         return
-    with zf, path.open("rb") as handle:
+    opened = workbook.open("rb") if isinstance(workbook, Path) else io.BytesIO(workbook)
+    with zf, opened as handle:
         archive = Archive(zf, handle, source)
         for name in OPENED_PARTS:
             for info in archive.entries(name):

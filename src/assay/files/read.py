@@ -82,7 +82,7 @@ def read_attachment(ref: FileRef, max_bytes: int) -> Attachment:
         text, pages = pdf_text(data)
         return made("pdf", text, pages=pages)
     if mime == XLSX:
-        text, sheets = xlsx_markdown(ref)
+        text, sheets = xlsx_markdown(data, ref.written)
         return made("xlsx", text, sheets=sheets)
     try:
         text = data.decode("utf-8-sig")
@@ -140,16 +140,17 @@ def pdf_text(data: bytes) -> tuple[str, int]:
     return "\n\n".join(page.strip() for page in pages), len(pages)
 
 
-def xlsx_markdown(ref: FileRef) -> tuple[str, tuple[str, ...]]:
-    """Each sheet of a workbook as a Markdown table under its name; and the sheet names."""
+def xlsx_markdown(data: bytes, written: str) -> tuple[str, tuple[str, ...]]:
+    """Each sheet of a workbook (its bytes, as read and hashed once) as a Markdown table
+    under its name; and the sheet names."""
     from python_calamine import CalamineError, CalamineWorkbook
 
     from assay.datasets._table import cell_text
     from assay.datasets._xlsx_guard import check_workbook
 
     try:
-        check_workbook(ref.path, ref.written)  # a zip bomb is refused before calamine opens it
-        with CalamineWorkbook.from_path(str(ref.path)) as workbook:
+        check_workbook(data, written)  # a zip bomb is refused before calamine opens it
+        with CalamineWorkbook.from_filelike(io.BytesIO(data)) as workbook:
             names = tuple(workbook.sheet_names)
             parts = []
             for name in names:
