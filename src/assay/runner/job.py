@@ -286,7 +286,7 @@ class RunJob:
             judge, cache = self._judge()
             self._goal = self._goal_runtime(judge, cache)
             try:
-                return await self._execute(target, judge)
+                return await self._execute(target, judge, cache)
             finally:
                 if cache is not None:
                     cache.close()
@@ -299,7 +299,9 @@ class RunJob:
     def _slot_names(self) -> Iterator[str]:
         return (name for name in self.names for _ in range(self.repeat))
 
-    async def _execute(self, target: Target, judge: ChatModel | None) -> JobOutcome:
+    async def _execute(
+        self, target: Target, judge: ChatModel | None, cache: ResponseCache | None
+    ) -> JobOutcome:
         run, done = self._start_run(target)
         work = [
             slot
@@ -339,7 +341,8 @@ class RunJob:
             start = RunStart(run.model_copy(), total, total - len(work), self.sharding.why)
             self.observer.started(start)
             if self.sharding.sharded:
-                lost = await self._drive_shards(target, run.id, work, on_encoded)
+                cache_path = None if cache is None else str(cache.path)  # the workers' own
+                lost = await self._drive_shards(target, run.id, cache_path, work, on_encoded)
             else:
                 await self._drive(target, judge, work, settings, on_result)
             # tests lost with a worker have no result: the run is resumable, as interrupted
@@ -391,6 +394,7 @@ class RunJob:
         self,
         target: Target,
         run_id: str,
+        cache_path: str | None,
         work: list[tuple[int, TestCase, int]],
         on_encoded: EncodedSink,
     ) -> Lost:
@@ -398,13 +402,8 @@ class RunJob:
         up first (a run against a dead agent fails here, once) and stores every result."""
         await target.start()
         await target.aclose()
-        cache = None
-        if self.plan.judge is not None and not self.request.options.no_cache:
-            from assay.models import default_cache_path
-
-            cache = str(default_cache_path(self.store_url))
         return await sharding.drive(
-            self.sharding, self.plan, self.cases, run_id, cache, work, on_encoded
+            self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded
         )
 
     async def _drive(
