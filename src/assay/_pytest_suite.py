@@ -146,7 +146,7 @@ class SuiteItem(pytest.Item):
         super().__init__(**kwargs)
         self.case = case
         self.case_index = case_index
-        self.payload = ""  # its results, once run (Collected.payload)
+        self.payload = ""  # its results, once run, when --assay-report asks for them
 
     @property
     def suite_file(self) -> SuiteFile:
@@ -162,8 +162,9 @@ class SuiteItem(pytest.Item):
             )
         except AssayError as exc:
             raise AssayTestFailed(f"assay could not run {self.name!r}: {exc}") from None
-        order = (self.suite_file.suite_index, self.case_index)
-        self.payload = Collected.payload(report, order, self.nodeid)
+        if suites.report_path is not None:  # only the session's report reads the results
+            order = (self.suite_file.suite_index, self.case_index)
+            self.payload = Collected.payload(report, order, self.nodeid)
         self.user_properties.append(("assay_run", report.run.id))  # in JUnit XML, say
         not_passed = [r for r in report.results if not r.passed]
         if any(r.status != "not_run" for r in not_passed):
