@@ -62,3 +62,10 @@ class JudgeError(AssayError):
 
 class StoreError(AssayError):
     exit_code = 3
+
+
+def first_line(error: object) -> str:
+    """The first line of an error's message ("" when it has none): what a one-line report
+    of a database's, Ray's or the writer's failure shows."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else ""

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assay.errors import TargetError
+from assay.errors import TargetError, first_line
 from assay.net.limits import shares
 from assay.runner.pool import EncodedSink, Lost
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
@@ -123,8 +123,8 @@ class RayPool:
                         self.on_encoded(position, payload)
             except ray.exceptions.RayError as exc:
                 lost.positions += sorted(waiting)
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                lost.reasons.append(f"Ray task {index + 1} of {count} failed: {first}")
+                why = first_line(exc)
+                lost.reasons.append(f"Ray task {index + 1} of {count} failed: {why}")
 
         try:
             await asyncio.gather(*(consume(*g) for g in generators))

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from assay.errors import AssayError, StoreError
+from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.storable import storable, unstorable
 from assay.store._lock import HEARTBEAT_S, RunHolder
@@ -63,8 +63,7 @@ def encode_result(result: TestResult) -> tuple[TestResult, str]:
 
 
 def _why(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else ""
+    first = first_line(exc)
     return first if isinstance(exc, AssayError) else f"{type(exc).__name__}: {first}"
 
 

@@ -10,14 +10,15 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from assay.errors import first_line
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def reason(exc: BaseException, password: str | None) -> str:
     """The first line of the database's message, without the store's password."""
-    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    first = text[0] if text else type(exc).__name__
+    first = first_line(getattr(exc, "orig", None) or exc) or type(exc).__name__
     return first.replace(password, "***") if password else first
 
 
