@@ -61,11 +61,14 @@ def write_dataset(path: Path, n: int, turns: int) -> None:
             )
 
 
-def start_agent(latency_ms: float) -> tuple[subprocess.Popen[bytes], str]:
+AGENTS = {"aiohttp": "mock_agent.py", "lean": "lean_agent.py"}
+
+
+def start_agent(latency_ms: float, agent: str = "aiohttp") -> tuple[subprocess.Popen[bytes], str]:
+    """The mock agent on a free port: aiohttp's server (mock_agent.py) or the lean one
+    (lean_agent.py, a fraction of the CPU per request); its chat URL."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "mock_agent.py"), str(port), str(latency_ms)]
-    )
+    proc = subprocess.Popen([sys.executable, str(HERE / AGENTS[agent]), str(port), str(latency_ms)])
     url = f"http://127.0.0.1:{port}"
     for _ in range(100):
         try:

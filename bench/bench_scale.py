@@ -3,13 +3,17 @@ aiohttp loop (bench/bare_loop.py), run in the same invocation against the same m
 interleaved, whole processes (start-up included). Figures are medians; ratios are
 assay's wall / the bare loop's (below 1.0: faster than one process can be).
 
-    python bench/bench_scale.py                  # both scenarios, 3 rounds each
-    python bench/bench_scale.py --rounds 5 --only workers
+    python bench/bench_scale.py                  # every scenario, 3 rounds each
+    python bench/bench_scale.py --rounds 5 --only workers --agent lean
 
-Workers: N=10,000 single-turn tests, concurrency 500, 50 ms agent: ``--workers 1`` and
-``--workers 2`` against the bare loop. Ray: N=20,000, concurrency 200, 100 ms, a local Ray
+Latency: N=5,000 single-turn tests, concurrency 100, 100 ms agent: ``assay run`` with its
+default worker count and with ``--workers 1``. Workers: N=10,000, concurrency 500, 50 ms:
+``--workers 1`` and ``--workers 2``. Ray: N=20,000, concurrency 200, 100 ms, a local Ray
 started by assay for the run; Ray's own start-up (``ray.init()`` to ``ray.shutdown()`` in a
-fresh interpreter, with nothing run) is measured on its own line.
+fresh interpreter, with nothing run) is measured on its own line. Each scenario runs the
+bare loop first in every round. ``--agent lean`` serves the replies from
+``lean_agent.py`` (a bare asyncio protocol) instead of aiohttp's server, which leaves more
+of the two cores to the client side.
 """
 
 from __future__ import annotations
@@ -44,10 +48,16 @@ def assay_args(data: Path, url: str, concurrency: int, tmp: str, *extra: str) ->
 
 
 def scenario(
-    n: int, latency_ms: float, concurrency: int, rounds: int, ways: dict[str, list[str]]
+    n: int,
+    latency_ms: float,
+    concurrency: int,
+    rounds: int,
+    ways: dict[str, list[str]],
+    agent_kind: str = "aiohttp",
 ) -> None:
-    agent, url = start_agent(latency_ms)
+    agent, url = start_agent(latency_ms, agent_kind)
     walls: dict[str, list[float]] = {name: [] for name in ["bare loop", *ways]}
+    ratios: dict[str, list[float]] = {name: [] for name in walls}
     cpus: dict[str, list[float]] = {name: [] for name in walls}
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -55,9 +65,10 @@ def scenario(
             write_dataset(data, n, 1)
             bare = [sys.executable, str(HERE / "bare_loop.py"), url, str(n), str(concurrency)]
             for _ in range(rounds):
-                wall, cpu, _, code, out = timed(bare, tmp)
-                walls["bare loop"].append(wall)
-                cpus["bare loop"].append(cpu)
+                bare_wall, bare_cpu, _, code, out = timed(bare, tmp)
+                walls["bare loop"].append(bare_wall)
+                cpus["bare loop"].append(bare_cpu)
+                ratios["bare loop"].append(1.0)
                 for name, extra in ways.items():
                     wall, cpu, _, code, out = timed(
                         assay_args(data, url, concurrency, tmp, *extra), tmp
@@ -66,17 +77,20 @@ def scenario(
                         raise SystemExit(f"assay run {' '.join(extra)} failed ({code}):\n{out}")
                     walls[name].append(wall)
                     cpus[name].append(cpu)
+                    ratios[name].append(wall / bare_wall)
     finally:
         agent.kill()
         agent.wait()
-    bare_wall = statistics.median(walls["bare loop"])
     bare_cpu = statistics.median(cpus["bare loop"])
-    print(f"N={n:,} concurrency={concurrency} latency={latency_ms:.0f} ms, medians of {rounds}:")
+    print(
+        f"N={n:,} concurrency={concurrency} latency={latency_ms:.0f} ms, {agent_kind} agent, "
+        f"medians of {rounds} (wall ratio: the median of each round's own ratio):"
+    )
     for name in walls:
         wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
         print(
-            f"  {name:<18} wall {wall:6.2f} s  ({wall / bare_wall:4.2f}x the bare loop)  "
-            f"CPU {cpu * 1000 / n:.3f} ms/test ({cpu / bare_cpu:4.2f}x)",
+            f"  {name:<18} wall {wall:6.2f} s  ({statistics.median(ratios[name]):4.2f}x the "
+            f"bare loop)  CPU {cpu * 1000 / n:.3f} ms/test ({cpu / bare_cpu:4.2f}x)",
             flush=True,
         )
 
@@ -91,18 +105,23 @@ def ray_start_up(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=["workers", "ray"])
+    parser.add_argument("--only", choices=["latency", "workers", "ray"])
+    parser.add_argument("--agent", choices=["aiohttp", "lean"], default="aiohttp")
     args = parser.parse_args()
-    if args.only != "ray":
+    if args.only in (None, "latency"):
+        ways = {"default workers": [], "--workers 1": ["--workers", "1"]}
+        scenario(5_000, 100, 100, args.rounds, ways, args.agent)
+    if args.only in (None, "workers"):
         ways = {"--workers 1": ["--workers", "1"], "--workers 2": ["--workers", "2"]}
-        scenario(10_000, 50, 500, args.rounds, ways)
-    if args.only != "workers":
+        scenario(10_000, 50, 500, args.rounds, ways, args.agent)
+    if args.only in (None, "ray"):
         try:
             subprocess.run([sys.executable, "-c", "import ray"], check=True)
         except subprocess.CalledProcessError:
             raise SystemExit("Ray is not installed: pip install 'assay[ray]'") from None
         ray_start_up(args.rounds)
-        scenario(20_000, 100, 200, args.rounds, {"--executor ray": ["--executor", "ray"]})
+        ways = {"--executor ray": ["--executor", "ray"]}
+        scenario(20_000, 100, 200, args.rounds, ways, args.agent)
 
 
 if __name__ == "__main__":
