@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import multiprocessing
 import signal
@@ -140,6 +141,9 @@ def _writer_main(
         # an event loop's signal handlers write to its wake-up pipe, shared with the parent
         signal.set_wakeup_fd(-1)
         signal.pthread_sigmask(signal.SIG_SETMASK, signal_mask or set())
+        # Everything inherited from the run process is kept as it is: the collector's full
+        # passes need not walk it (they did, thousands of times a run), nor touch its pages.
+        gc.freeze()
     written = 0
     replaced: list[int] = []
     try:
