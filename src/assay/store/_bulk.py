@@ -2,10 +2,9 @@
 front, COPY on PostgreSQL, executemany on SQLite, and "already stored?" probes that cost the
 same however large the run is.
 
-Statements are plain SQL text with the rows as prepared tuples, run with
-``exec_driver_sql``: compiled SQLAlchemy statements cost about 70 us each to run, and their
-per-row parameter processing was most of the result writer's CPU; driver SQL costs about
-25 us a statement and nothing per row, and keeps SQLAlchemy's error handling and events."""
+Statements are plain SQL text with the rows as prepared tuples (see ``BatchWriter``):
+compiled SQLAlchemy statements cost about 70 us each to run, and their per-row parameter
+processing was most of the result writer's CPU."""
 
 from __future__ import annotations
 
@@ -61,20 +60,29 @@ def _insert(table: str, columns: tuple[str, ...], postgresql: bool) -> str:
 
 
 class BatchWriter:
-    """One batch's statements, in ``conn``'s transaction."""
+    """One batch's statements, in ``conn``'s transaction: on SQLite, on the driver's own
+    cursor (a statement through SQLAlchemy costs about 25 us more, and a batch runs eight);
+    on PostgreSQL through SQLAlchemy, whose error handling tells a lost connection (written
+    again on a new one) from a refused batch."""
 
     def __init__(self, conn: Connection) -> None:
         self.postgresql = conn.dialect.name == "postgresql"
         self._conn = conn
+        self._cursor: Any = None
+        if not self.postgresql:
+            driver: Any = conn.connection.driver_connection
+            self._cursor = driver.cursor()
 
     def _run(self, statement: str, params: tuple[Any, ...] = ()) -> Any:
-        return self._conn.exec_driver_sql(_sql(statement, self.postgresql), params)
+        if self._cursor is None:
+            return self._conn.exec_driver_sql(_sql(statement, True), params)
+        return self._cursor.execute(statement, params)
 
     def lock_run(self, run_id: str) -> bool:
         """Whether the run is stored. Locks its row on PostgreSQL, so concurrent writers of
         one run take turns (SQLite's BEGIN IMMEDIATE already serialises every writer)."""
         statement = _LOCK_RUN + (" FOR UPDATE" if self.postgresql else "")
-        return self._run(statement, (run_id,)).first() is not None
+        return self._run(statement, (run_id,)).fetchone() is not None
 
     def stored_keys(self, run_id: str, keys: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
         """Which of ``keys`` the run already has, at a cost independent of the run's size."""
@@ -88,7 +96,7 @@ class BatchWriter:
         for start in range(0, len(names), KEY_LOOKUP_CHUNK):
             chunk = names[start : start + KEY_LOOKUP_CHUNK]
             query = f"{_KEYS}({', '.join('?' * len(chunk))})"
-            found.update((n, r) for n, r in self._conn.exec_driver_sql(query, (run_id, *chunk)))
+            found.update((n, r) for n, r in self._run(query, (run_id, *chunk)))
         return found
 
     def reserve_ids(self, count: int) -> list[int]:
@@ -97,7 +105,7 @@ class BatchWriter:
         if self.postgresql:
             return [row[0] for row in self._run(_NEXT_IDS, (count,))]
         # SQLite: this transaction holds the write lock (BEGIN IMMEDIATE), so max(id) is ours.
-        top = int(self._run(_TOP_ID).scalar_one())
+        top = int(self._run(_TOP_ID).fetchone()[0])
         return list(range(top + 1, top + 1 + count))
 
     def insert(self, table: str, columns: tuple[str, ...], rows: list[Row]) -> None:
@@ -105,8 +113,8 @@ class BatchWriter:
         once: executemany on SQLite, COPY on PostgreSQL (several times faster there than
         even a pipelined executemany)."""
         statement = _insert(table, columns, self.postgresql)
-        if not self.postgresql:
-            self._conn.exec_driver_sql(statement, rows)
+        if self._cursor is not None:
+            self._cursor.executemany(statement, rows)
             return
         import psycopg  # only PostgreSQL stores need the driver's COPY
 

@@ -190,10 +190,8 @@ def child_rows(
         row = _turn_row(test_id, source)
         turns.append(row)
         turn_index = row[1]
-        tools.extend(
-            _tool_row(test_id, turn_index, i, call)
-            for i, call in enumerate(source.tool_invocations)
-        )
+        for i, call in enumerate(source.tool_invocations):
+            tools.append(_tool_row(test_id, turn_index, i, call))
         if isinstance(source, TurnResult):
             for metric in source.metric_results:
                 metrics.append(_metric_row(test_id, seq, turn_index, metric))
