@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -23,7 +24,11 @@ def reason(exc: BaseException, password: str | None) -> str:
 
 
 def _driver_error(exc: BaseException) -> bool:
-    psycopg = sys.modules.get("psycopg")  # COPY talks to the driver directly
+    """An error of a driver used directly: PostgreSQL's COPY, SQLite's cursor for a batch
+    of results (see ``_bulk``)."""
+    if isinstance(exc, sqlite3.Error):
+        return True
+    psycopg = sys.modules.get("psycopg")
     return psycopg is not None and isinstance(exc, psycopg.Error)
 
 

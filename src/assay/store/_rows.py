@@ -1,13 +1,76 @@
-"""A TestResult as the rows of the store's normalised tables (see ``models``)."""
+"""A TestResult as the rows of the store's normalised tables (see ``models``).
+
+Rows are tuples in the order of their table's ``*_COLUMNS``, handed to the database as they
+are (``_bulk.bulk_insert``): no per-row parameter processing. The two JSON columns (a turn's
+``errors``, a tool call's ``args``) hold ``json.dumps`` text, as SQLAlchemy's JSON type and
+psycopg's ``Json`` made it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, overload
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
 
-Row = dict[str, Any]
+Row = tuple[Any, ...]
+
+TEST_COLUMNS = (
+    "id",
+    "run_id",
+    "position",
+    "test_name",
+    "repeat_index",
+    "test_type",
+    "status",
+    "passed",
+    "tools_matched",
+    "execution_time_ms",
+    "total_tokens",
+    "error_count",
+    "timestamp",
+    "payload",
+)
+TURN_COLUMNS = (
+    "test_result_id",
+    "turn_index",
+    "input",
+    "response",
+    "ground_truth",
+    "passed",
+    "skipped",
+    "tools_matched",
+    "execution_time_ms",
+    "total_tokens",
+    "errors",
+)
+METRIC_COLUMNS = (
+    "test_result_id",
+    "seq",
+    "turn_index",
+    "metric_name",
+    "kind",
+    "dimension",
+    "score",
+    "threshold",
+    "passed",
+    "error",
+    "model_used",
+    "reasoning",
+)
+TOOL_COLUMNS = (
+    "test_result_id",
+    "turn_index",
+    "call_index",
+    "name",
+    "args",
+    "bytes",
+    "duration_ms",
+    "error",
+)
+
+_to_json = json.dumps  # what SQLAlchemy's JSON type and psycopg's Json call: the same text
+# (an empty list or object, the usual case, written without the call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +102,22 @@ def _tokens(usage: TokenUsage | None) -> int | None:
 
 def test_row(test_id: int, run_id: str, position: int, encoded: Encoded) -> Row:
     result = encoded.result
-    return {
-        "id": test_id,
-        "run_id": run_id,
-        "position": position,
-        "test_name": clean(result.test_name),
-        "repeat_index": result.repeat_index,
-        "test_type": result.test_type,
-        "status": result.status,
-        "passed": result.passed,
-        "tools_matched": result.tools_matched,
-        "execution_time_ms": result.execution_time_ms,
-        "total_tokens": _tokens(result.token_usage),
-        "error_count": len(result.errors),
-        "timestamp": result.timestamp,
-        "payload": encoded.payload,
-    }
+    return (
+        test_id,
+        run_id,
+        position,
+        clean(result.test_name),
+        result.repeat_index,
+        result.test_type,
+        result.status,
+        result.passed,
+        result.tools_matched,
+        result.execution_time_ms,
+        _tokens(result.token_usage),
+        len(result.errors),
+        result.timestamp,
+        encoded.payload,
+    )
 
 
 def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
@@ -68,49 +131,49 @@ def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
         )
     else:
         index, text, response, skipped = 0, source.test_input, source.agent_response, False
-    return {
-        "test_result_id": test_id,
-        "turn_index": index,
-        "input": clean(text),
-        "response": clean(response),
-        "ground_truth": clean(source.ground_truth),
-        "passed": source.passed,
-        "skipped": skipped,
-        "tools_matched": source.tools_matched,
-        "execution_time_ms": source.execution_time_ms,
-        "total_tokens": _tokens(source.token_usage),
-        "errors": source.errors,
-    }
+    return (
+        test_id,
+        index,
+        clean(text),
+        clean(response),
+        clean(source.ground_truth),
+        source.passed,
+        skipped,
+        source.tools_matched,
+        source.execution_time_ms,
+        _tokens(source.token_usage),
+        _to_json(source.errors) if source.errors else "[]",
+    )
 
 
 def _metric_row(test_id: int, seq: int, turn: int | None, metric: MetricResult) -> Row:
-    return {
-        "test_result_id": test_id,
-        "seq": seq,
-        "turn_index": turn,
-        "metric_name": clean(metric.metric_name),
-        "kind": metric.kind,
-        "dimension": clean(metric.dimension),
-        "score": metric.score,
-        "threshold": metric.threshold,
-        "passed": metric.passed,
-        "error": clean(metric.error),
-        "model_used": clean(metric.model_used),
-        "reasoning": clean(metric.reasoning),
-    }
+    return (
+        test_id,
+        seq,
+        turn,
+        clean(metric.metric_name),
+        metric.kind,
+        clean(metric.dimension),
+        metric.score,
+        metric.threshold,
+        metric.passed,
+        clean(metric.error),
+        clean(metric.model_used),
+        clean(metric.reasoning),
+    )
 
 
 def _tool_row(test_id: int, turn: int, index: int, call: ToolInvocation) -> Row:
-    return {
-        "test_result_id": test_id,
-        "turn_index": turn,
-        "call_index": index,
-        "name": clean(call.name),
-        "args": call.args,
-        "bytes": call.bytes,
-        "duration_ms": call.duration_ms,
-        "error": clean(call.error),
-    }
+    return (
+        test_id,
+        turn,
+        index,
+        clean(call.name),
+        _to_json(call.args) if call.args else "{}",
+        call.bytes,
+        call.duration_ms,
+        clean(call.error),
+    )
 
 
 def child_rows(
@@ -119,19 +182,17 @@ def child_rows(
     """Append the turn, metric and tool-invocation rows of one stored result. A single-turn
     result's metrics are stored at test level only (turn_index NULL), like every rolled-up
     result; a multi-turn result's turns add their own, with their turn_index."""
-    scoped: list[tuple[int | None, list[MetricResult]]] = [(None, result.metric_results)]
-    sources: list[TestResult | TurnResult] = list(result.turns) if result.turns else [result]
-    for source in sources:
+    seq = 0
+    for metric in result.metric_results:
+        metrics.append(_metric_row(test_id, seq, None, metric))
+        seq += 1
+    for source in result.turns or (result,):
         row = _turn_row(test_id, source)
         turns.append(row)
-        tools.extend(
-            _tool_row(test_id, row["turn_index"], i, call)
-            for i, call in enumerate(source.tool_invocations)
-        )
+        turn_index = row[1]
+        for i, call in enumerate(source.tool_invocations):
+            tools.append(_tool_row(test_id, turn_index, i, call))
         if isinstance(source, TurnResult):
-            scoped.append((source.turn_index, source.metric_results))
-    seq = 0
-    for turn_index, metric_list in scoped:
-        for metric in metric_list:
-            metrics.append(_metric_row(test_id, seq, turn_index, metric))
-            seq += 1
+            for metric in source.metric_results:
+                metrics.append(_metric_row(test_id, seq, turn_index, metric))
+                seq += 1

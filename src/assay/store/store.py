@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_core import to_jsonable_python
-from sqlalchemy import URL, Connection, Engine, bindparam, insert, make_url, select, update
+from sqlalchemy import URL, Engine, insert, make_url, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
 from assay.results.rollup import summarize
-from assay.store._bulk import bulk_insert, reserve_ids, stored_keys
+from assay.store._bulk import BatchWriter
 from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url, sqlite_file
 from assay.store._engine import write_connection as _write
 from assay.store._failures import db_errors as _db_errors
@@ -39,25 +39,41 @@ from assay.store._records import (
     RunStatus,
     TestOutcome,
 )
-from assay.store._rows import Encoded, Row, child_rows, test_row
+from assay.store._rows import (
+    METRIC_COLUMNS,
+    TEST_COLUMNS,
+    TOOL_COLUMNS,
+    TURN_COLUMNS,
+    Encoded,
+    Row,
+    child_rows,
+    test_row,
+)
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
 
-# Built once: a batch is a handful of statements, and building each anew cost more than
-# running it (SQLAlchemy's cache keys), which made frequent small commits dear.
-_LOCK_RUN = select(runs.c.id).where(runs.c.id == bindparam("run_id")).with_for_update()
-_ADD_COUNTS = (
-    update(runs)
-    .where(runs.c.id == bindparam("run_id"))
-    .values(
-        total=runs.c.total + bindparam("added"),
-        passed=runs.c.passed + bindparam("passed"),
-        failed=runs.c.failed + bindparam("failed"),
-    )
-)
-
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
+
+
+def _insert(writer: BatchWriter, run_id: str, fresh: list[tuple[int, Encoded]]) -> None:
+    rows: list[Row] = []
+    turns: list[Row] = []
+    metrics: list[Row] = []
+    tools: list[Row] = []
+    for test_id, (position, result) in zip(writer.reserve_ids(len(fresh)), fresh, strict=True):
+        rows.append(test_row(test_id, run_id, position, result))
+        child_rows(test_id, result.result, turns, metrics, tools)
+    # no RETURNING needed: the ids are known
+    for table, columns, batch in (
+        (test_results, TEST_COLUMNS, rows),
+        (turn_results, TURN_COLUMNS, turns),
+        (metric_results, METRIC_COLUMNS, metrics),
+        (tool_invocations, TOOL_COLUMNS, tools),
+    ):
+        if batch:
+            writer.insert(table.name, columns, batch)
+    writer.add_counts(run_id, len(fresh), sum(1 for _, result in fresh if result.result.passed))
 
 
 def _check_status(status: str) -> None:
@@ -148,35 +164,13 @@ class Store:
         if not batch:
             return
         with _write(self._writable()) as conn, conn.begin():
-            # Locks the run's row on PostgreSQL, so concurrent writers of one run take turns
-            # (SQLite's BEGIN IMMEDIATE already serialises every writer).
-            if conn.execute(_LOCK_RUN, {"run_id": run_id}).first() is None:
+            writer = BatchWriter(conn)
+            if not writer.lock_run(run_id):
                 raise RunNotFound(run_id, self.url)
-            stored = stored_keys(conn, run_id, batch)
+            stored = writer.stored_keys(run_id, batch)
             fresh = [item for key, item in batch.items() if key not in stored]
             if fresh:
-                self._insert(conn, run_id, fresh)
-
-    def _insert(self, conn: Connection, run_id: str, fresh: list[tuple[int, Encoded]]) -> None:
-        rows: list[Row] = []
-        turns: list[Row] = []
-        metrics: list[Row] = []
-        tools: list[Row] = []
-        for test_id, (position, result) in zip(reserve_ids(conn, len(fresh)), fresh, strict=True):
-            rows.append(test_row(test_id, run_id, position, result))
-            child_rows(test_id, result.result, turns, metrics, tools)
-        # no RETURNING needed: the ids are known
-        for table, batch in (
-            (test_results, rows),
-            (turn_results, turns),
-            (metric_results, metrics),
-            (tool_invocations, tools),
-        ):
-            if batch:
-                bulk_insert(conn, table, batch)
-        passed = sum(1 for _, result in fresh if result.result.passed)
-        counts = {"run_id": run_id, "added": len(fresh), "passed": passed}
-        conn.execute(_ADD_COUNTS, {**counts, "failed": len(fresh) - passed})
+                _insert(writer, run_id, fresh)
 
     @_db_errors
     @_retry_disconnect

@@ -1,0 +1,213 @@
+"""CPU the result writer spends per stored result: parsing each handed-over result JSON
+(``assay.runner.writer._decode``) and storing it in batches (``store_batch``), on SQLite and
+on PostgreSQL, without the pipe or an agent.
+
+The results are built with ``encode_result`` in the shape a plain ``assay run`` against
+``bench/mock_agent.py`` stores (single-turn: one tool call, the ``equality`` metric, token
+usage), each with its own name. Each measurement is a fresh interpreter storing all N
+results into a fresh store (a new SQLite file; a new PostgreSQL schema) in one of two ways:
+``direct:B`` decodes and stores them with ``store_batch`` in batches of B, in that
+interpreter (its CPU time around the writing only); ``writer:R`` hands them to a forked
+``ResultWriter`` at R results a second, 10 ms apart, as a run's event loop would (the
+writer process's CPU time, its batching included). ``--baseline-src DIR``
+also runs another source tree (``git archive REV src | tar -x -C /tmp/base``), interleaved
+with this one, so load on the machine hits both alike; figures are medians of ``--repeat``.
+
+    python bench/bench_writer.py --baseline-src /tmp/base/src            # SQLite and PostgreSQL
+    python bench/bench_writer.py --n 5000 --repeat 3 --modes direct:20,writer:1000 --only sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+PG_ADMIN = "postgresql://{role}@127.0.0.1:5432/test"
+PG_ROLES = ("postgres", "root")
+
+
+def write_payloads(path: Path, n: int, turns: int) -> None:
+    """N encoded results, one JSON per line, in the shape ``assay run`` stores."""
+    from assay.results import TurnResult, rollup_multi_turn, single_turn_result
+    from assay.results.models import MetricResult, TokenUsage, ToolInvocation
+    from assay.runner.writer import encode_result
+
+    def turn(i: int, t: int) -> TurnResult:
+        return TurnResult(
+            turn_index=t,
+            input=f"question {i}.{t}?",
+            response="42",
+            ground_truth="42",
+            tool_calls=["lookup"],
+            tool_invocations=[ToolInvocation(name="lookup", args={"q": "x"}, result=42, bytes=2)],
+            metric_results=[
+                MetricResult(
+                    metric_name="equality",
+                    score=1.0,
+                    passed=True,
+                    evaluation_time_ms=0.05,
+                    dimension="comparison",
+                )
+            ],
+            passed=i % 7 != 0,
+            execution_time_ms=27,
+            token_usage=TokenUsage(prompt_tokens=12, completion_tokens=1, total_tokens=13),
+        )
+
+    stamp = "2026-11-30T16:15:12.798+00:00"
+    with path.open("w") as out:
+        for i in range(n):
+            if turns == 1:
+                result = single_turn_result(f"data:row{i + 2}", turn(i, 0), stamp)
+            else:
+                parts = [turn(i, t) for t in range(turns)]
+                result = rollup_multi_turn(f"data:s{i}", parts, stamp)
+            out.write(encode_result(result)[1] + "\n")
+
+
+def child(src: str, url: str, payloads: str, mode: str) -> None:
+    """Store every payload through the writer's path; print the CPU seconds it took.
+    ``mode`` "direct:B": ``_decode`` and ``store_batch`` here, in batches of B (CPU of this
+    process while writing); "writer:R": a forked ``ResultWriter`` handed R results a
+    second, 10 ms apart (CPU of the writer process, from its rusage once it is joined)."""
+    sys.path.insert(0, src)
+    import resource
+    import time
+
+    from assay.results.models import RunInfo
+    from assay.runner.writer import ResultWriter, _decode, store_batch
+    from assay.store import open_store
+
+    lines = Path(payloads).read_bytes().splitlines()
+    store = open_store(url)
+    store.create_run(RunInfo(id="bench", suite_name="s", started_at="t", assay_version="0"))
+    kind, _, figure = mode.partition(":")
+    if kind == "direct":
+        batch = int(figure)
+        start = time.process_time()
+        for first in range(0, len(lines), batch):
+            chunk = lines[first : first + batch]
+            items = [(first + i, _decode(p)) for i, p in enumerate(chunk)]
+            assert not store_batch(store, "bench", items)
+        spent = time.process_time() - start
+    else:
+        texts = [line.decode() for line in lines]
+        per_tick = max(1, int(figure) // 100)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        writer = ResultWriter(store.reopen, "bench", in_process=True)
+        tick = time.monotonic()
+        for first in range(0, len(texts), per_tick):
+            for position in range(first, min(first + per_tick, len(texts))):
+                writer.add(position, texts[position])
+            writer._flush()  # what the event loop's end of turn does
+            tick += 0.01
+            time.sleep(max(0.0, tick - time.monotonic()))
+        writer.close()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    stored = sum(1 for _ in store.iter_results("bench"))
+    assert stored == len(lines), (stored, len(lines))
+    store.close()
+    print(spent)
+
+
+def pg_role() -> str:
+    import psycopg
+
+    for role in PG_ROLES:
+        try:
+            with psycopg.connect(PG_ADMIN.format(role=role), connect_timeout=5):
+                return role
+        except psycopg.Error:
+            continue
+    raise SystemExit("PostgreSQL at 127.0.0.1:5432 (database test) is not reachable")
+
+
+def measure(src: str, backend: str, payloads: Path, mode: str, tmp: Path) -> float:
+    """One fresh interpreter storing every payload into a fresh store: CPU s."""
+    schema = None
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp / uuid.uuid4().hex}.db"
+    else:
+        import psycopg
+
+        role = pg_role()
+        schema = f"assay_bench_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(PG_ADMIN.format(role=role), autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        url = f"postgresql+psycopg://{role}@127.0.0.1:5432/test?options=-csearch_path%3D{schema}"
+    try:
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); " + (
+            "from bench_writer import child; child(*sys.argv[1:5])"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, src, url, str(payloads), mode],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode != 0:
+            raise SystemExit(f"storing from {src} failed:\n{out.stderr}")
+        return float(out.stdout.strip().splitlines()[-1])
+    finally:
+        for leftover in tmp.glob("*.db*"):  # 20,000 results are about 30 MB
+            leftover.unlink()
+        if schema is not None:
+            import psycopg
+
+            with psycopg.connect(PG_ADMIN.format(role=pg_role()), autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--turns", type=int, default=1, help="turns per result (1: single-turn)")
+    parser.add_argument(
+        "--modes",
+        default="direct:100,writer:5000",
+        help="direct:B (store_batch in batches of B), writer:R (a ResultWriter fed R/s)",
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", choices=["sqlite", "postgresql"])
+    parser.add_argument("--baseline-src", help="another source tree to run interleaved")
+    args = parser.parse_args()
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    trees = {"after": here}
+    if args.baseline_src:
+        trees = {"before": args.baseline_src, **trees}
+    backends = [args.only] if args.only else ["sqlite", "postgresql"]
+    modes = args.modes.split(",")
+    cases = [(backend, mode) for mode in modes for backend in backends]
+    spent: dict[tuple[str, str, str], list[float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        payloads = tmp / "payloads.jsonl"
+        write_payloads(payloads, args.n, args.turns)
+        size = payloads.stat().st_size // args.n
+        print(f"{args.n} results of {args.turns} turn(s), ~{size} bytes of JSON each")
+        for _ in range(args.repeat):
+            for backend, mode in cases:
+                for tree, src in trees.items():
+                    cpu = measure(src, backend, payloads, mode, tmp)
+                    spent.setdefault((tree, backend, mode), []).append(cpu / args.n * 1e6)
+    print(f"CPU us per result, medians of {args.repeat}")
+    for backend, mode in cases:
+        line = [f"{backend:10} {mode:12}"]
+        for tree in trees:
+            runs = spent[tree, backend, mode]
+            each = ", ".join(f"{r:.0f}" for r in runs)
+            line.append(f"{tree}: {statistics.median(runs):6.1f} (runs {each})")
+        if len(trees) == 2:
+            pairs = zip(spent["before", backend, mode], spent["after", backend, mode], strict=True)
+            line.append(f"after/before {statistics.median(a / b for b, a in pairs):.2f}")
+        print("  ".join(line))
+
+
+if __name__ == "__main__":
+    main()
