@@ -38,8 +38,19 @@ class CaseSettings:
     goal: Any = None  # an assay.simulation.GoalRuntime, when goal tests can run
 
 
+_second: tuple[int, str] = (0, "1970-01-01T00:00:00")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """UTC now as ``datetime.isoformat(timespec="milliseconds")`` writes it; the date and
+    time of day are formatted once a second, not once a test."""
+    global _second
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _second = (second, text)
+    return f"{_second[1]}.{int((now - second) * 1000):03d}+00:00"
 
 
 _conversations = itertools.count(1)
