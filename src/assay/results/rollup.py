@@ -287,6 +287,8 @@ class SummaryBuilder:
         self.summary = ReportSummary(repeat=repeat)
         self._statuses = {"passed": 0, "failed": 0, "error": 0, "not_run": 0}
         self._tokens = [0, 0, 0, 0, 0]  # TokenUsage's five counters, in its field order
+        self._turns = 0
+        self._time_ms = 0
         self._runs: dict[str, list[int]] = {}  # test name -> [runs, passed], with --repeat
         self._score_sums: dict[str, float] = {}
         self._score_counts: dict[str, int] = {}
@@ -306,8 +308,8 @@ class SummaryBuilder:
     def add(self, result: TestResult) -> None:
         s = self.summary
         self._statuses[result.status] += 1
-        s.total_turns += len(result.turns) if result.turns else 1
-        s.execution_time_ms += result.execution_time_ms
+        self._turns += len(result.turns) if result.turns else 1
+        self._time_ms += result.execution_time_ms
         usage = result.token_usage
         if usage is not None:
             tokens = self._tokens
@@ -341,6 +343,7 @@ class SummaryBuilder:
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
         s.token_usage = TokenUsage(**dict(zip(TokenUsage.model_fields, self._tokens, strict=True)))
+        s.total_turns, s.execution_time_ms = self._turns, self._time_ms
         counts = self.counts
         s.total_tests, s.passed = counts.total, counts.passed
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
