@@ -112,3 +112,15 @@ async def test_the_loops_timer_fires_the_deadline() -> None:
 
     with pytest.raises(TimeoutError):
         await hang()
+
+
+def test_each_event_loop_keeps_its_own_deadlines() -> None:
+    async def hang() -> str:
+        try:
+            async with turn_deadline(0.01):
+                await asyncio.Event().wait()
+        except TimeoutError:
+            return "timed out"
+        return "answered"
+
+    assert [asyncio.run(hang()) for _ in range(2)] == ["timed out", "timed out"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import weakref
 from collections.abc import Callable
 from types import TracebackType
 from weakref import WeakKeyDictionary
@@ -130,12 +131,17 @@ class TurnDeadline:
 
 
 _per_loop: WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = WeakKeyDictionary()
+_last: tuple[weakref.ref[asyncio.AbstractEventLoop], Deadlines] | None = None  # the usual one
 
 
 def turn_deadline(delay: float) -> TurnDeadline:
     """A deadline ``delay`` seconds from now for the body of ``async with``."""
+    global _last
     loop = asyncio.get_running_loop()
+    if _last is not None and _last[0]() is loop:
+        return TurnDeadline(_last[1], delay)
     deadlines = _per_loop.get(loop)
     if deadlines is None:
         deadlines = _per_loop[loop] = Deadlines()
+    _last = (weakref.ref(loop), deadlines)
     return TurnDeadline(deadlines, delay)
