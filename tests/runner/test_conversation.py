@@ -3,10 +3,13 @@ unrecoverable sessions skip the rest with the reason."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from assay.cases import parse_suite
 from assay.runner import CaseSettings, run_case
+from assay.runner.conversation import now_iso
 from assay.targets.python import PythonTarget
 from tests.runner import agents
 
@@ -150,3 +153,13 @@ async def test_equality_compares_unicode_in_one_normal_form() -> None:
         {"name": "u", "input": "Cafe\u0301", "ground_truth": "CAF\u00c9"}, "async_echo"
     )
     assert result.passed, result.metric_results
+
+
+def test_now_iso_is_the_utc_time_to_the_millisecond_as_isoformat_writes_it() -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    stamps = [now_iso() for _ in range(3)]  # the second's text is reused
+    after = datetime.now(UTC)
+
+    for stamp in stamps:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", stamp)
+        assert before <= datetime.fromisoformat(stamp) <= after

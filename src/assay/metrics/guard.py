@@ -9,7 +9,6 @@ a grader's ``sys.exit``, a bug) or runs past its time limit becomes that metric'
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
@@ -55,8 +54,11 @@ async def _guarded(
         reason = missing()
         if reason:
             return reason
-        async with limit or contextlib.nullcontext():
+        if limit is None:
             result = await evaluate()
+        else:
+            async with limit:
+                result = await evaluate()
         if not isinstance(result, MetricResult):
             raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
         return result

@@ -19,6 +19,7 @@ What ``read`` raises (a malformed reply, say) passes through unchanged.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 import time
@@ -114,6 +115,14 @@ class _NoLimit:
 _NO_LIMIT = _NoLimit()
 
 
+@functools.lru_cache(maxsize=64)
+def _client_timeout(timeout_s: float, idle: bool) -> aiohttp.ClientTimeout:
+    """The timeout of every request of a target: made once (it is immutable), not per call."""
+    if idle:
+        return aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+    return aiohttp.ClientTimeout(total=timeout_s)
+
+
 async def send_request(
     client: aiohttp.ClientSession,
     method: str,
@@ -137,11 +146,7 @@ async def send_request(
     time-to-first-token.
     """
     limit = reply_limit_bytes(None) if max_reply_bytes is None else max_reply_bytes
-    timeout = (
-        aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
-        if idle_timeout
-        else aiohttp.ClientTimeout(total=timeout_s)
-    )
+    timeout = _client_timeout(timeout_s, idle_timeout)
     kwargs: dict[str, Any] = {"headers": headers, "data": data, "params": params}
     failure: RequestFailed | None = None
     for attempt in range(policy.attempts):

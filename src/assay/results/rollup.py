@@ -280,34 +280,55 @@ class StatusCounts:
 
 
 class SummaryBuilder:
-    """Accumulates a ReportSummary one result at a time, so a run never holds every result."""
+    """Accumulates a ReportSummary one result at a time, so a run never holds every result.
+    Per result it only counts (plain ints and dicts); the models are built in ``build``."""
 
     def __init__(self, repeat: int = 1) -> None:
         self.summary = ReportSummary(repeat=repeat)
-        self.counts = StatusCounts()
+        self._statuses = {"passed": 0, "failed": 0, "error": 0, "not_run": 0}
+        self._tokens = [0, 0, 0, 0, 0]  # TokenUsage's five counters, in its field order
+        self._turns = 0
+        self._time_ms = 0
         self._runs: dict[str, list[int]] = {}  # test name -> [runs, passed], with --repeat
         self._score_sums: dict[str, float] = {}
         self._score_counts: dict[str, int] = {}
         self._dim_sums: dict[str, float] = {}
         self._dim_counts: dict[str, int] = {}
 
+    @property
+    def counts(self) -> StatusCounts:
+        statuses = self._statuses
+        return StatusCounts(
+            passed=statuses["passed"],
+            failed=statuses["failed"],
+            errored=statuses["error"],
+            not_run=statuses["not_run"],
+        )
+
     def add(self, result: TestResult) -> None:
         s = self.summary
-        self.counts = self.counts.add(result.status)
-        s.total_turns += len(result.turns) if result.turns else 1
-        s.execution_time_ms += result.execution_time_ms
-        if result.token_usage is not None:
-            s.token_usage = s.token_usage + result.token_usage
+        self._statuses[result.status] += 1
+        self._turns += len(result.turns) if result.turns else 1
+        self._time_ms += result.execution_time_ms
+        usage = result.token_usage
+        if usage is not None:
+            tokens = self._tokens
+            tokens[0] += usage.prompt_tokens
+            tokens[1] += usage.completion_tokens
+            tokens[2] += usage.total_tokens
+            tokens[3] += usage.cache_creation_tokens
+            tokens[4] += usage.cache_read_tokens
         if s.repeat > 1:
             counts = self._runs.setdefault(result.test_name, [0, 0])
             counts[0] += 1
             counts[1] += int(result.passed)
-        for name, reason in metrics_not_run(result).items():
-            entry = s.metrics_not_run.get(name)
-            if entry is None:
-                s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
-            else:
-                entry.tests += 1
+        if result.metrics_not_run or result.turns:  # else none to list
+            for name, reason in metrics_not_run(result).items():
+                entry = s.metrics_not_run.get(name)
+                if entry is None:
+                    s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
+                else:
+                    entry.tests += 1
         for metric in result.metric_results:
             name = metric.metric_name
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + 1
@@ -321,6 +342,8 @@ class SummaryBuilder:
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
+        s.token_usage = TokenUsage(**dict(zip(TokenUsage.model_fields, self._tokens, strict=True)))
+        s.total_turns, s.execution_time_ms = self._turns, self._time_ms
         counts = self.counts
         s.total_tests, s.passed = counts.total, counts.passed
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)

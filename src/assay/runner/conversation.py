@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
 import uuid
@@ -20,6 +19,7 @@ from assay.metrics.guard import score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
+from assay.runner.deadlines import turn_deadline
 from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
 
 if TYPE_CHECKING:
@@ -38,8 +38,19 @@ class CaseSettings:
     goal: Any = None  # an assay.simulation.GoalRuntime, when goal tests can run
 
 
+_second: tuple[int, str] = (0, "1970-01-01T00:00:00")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """UTC now as ``datetime.isoformat(timespec="milliseconds")`` writes it; the date and
+    time of day are formatted once a second, not once a test."""
+    global _second
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _second = (second, text)
+    return f"{_second[1]}.{int((now - second) * 1000):03d}+00:00"
 
 
 _conversations = itertools.count(1)
@@ -144,7 +155,7 @@ class AgentConversation:
         timeout_s = self.settings.turn_timeout_s
         t0 = time.perf_counter()
         try:
-            async with asyncio.timeout(timeout_s):
+            async with turn_deadline(timeout_s):
                 reply = await self.session.send(request)
         except SessionLost as exc:
             errors.append(f"session lost: {exc}")

@@ -14,6 +14,11 @@ it is, and what changed is said in the result's ``warnings``:
 - every known secret (``assay.secrets.REDACTOR``) is masked in every string, keys included,
   so no escaping of the serialised JSON can hide one.
 
+Nearly every result needs none of this, and walking it in Python costs more than the rest of
+its turn, so ``storable`` first tries to prove, mostly in C, that the walk would change
+nothing (``_clean_json``): a type check of the few free-form values, then one search of the
+result's JSON for every other reason to change it. Whatever it cannot prove clean is walked.
+
 ``storable_text`` is the same treatment for one string: resume compares the names it plans
 with the stored ones through it, so a cleaned or masked name is not re-run forever.
 """
@@ -21,13 +26,14 @@ with the stored ones through it, so a cleaned or masked name is not re-run forev
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import types
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from assay.results.models import TestResult
 from assay.secrets import REDACTOR
@@ -296,9 +302,140 @@ class _Walk:
         return stored
 
 
+# -- the fast path: proving a result clean -------------------------------------------------
+
+# Free-form data deeper than this (below the models' own few levels) is left to the walk.
+_FREE_FORM_DEPTH = MAX_DEPTH - 16
+# What in a result's JSON can need a change (text that merely looks like one only sends the
+# result to the walk): NUL, and an integer of 19 digits or more (2**63 has 19), found as a
+# run of zeros once every digit is a zero (a regex is ten times slower). Floats are checked
+# in Python: a model writes a float that is not finite as null.
+_NUL = b"\\u0000"
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
+
+
+@functools.cache
+def _checked_fields(
+    cls: type[BaseModel],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A result model's free-form fields, its float fields, and its fields that hold result
+    models."""
+    kinds = _field_kinds(cls)
+    return (
+        tuple(name for name, kind in kinds if kind == _VALUE),
+        tuple(name for name, kind in kinds if kind in (_NUMBER, _OPTIONAL)),
+        tuple(name for name, kind in kinds if kind in (_RECORD, _RECORDS)),
+    )
+
+
+def _plain_tree(value: Any, room: int) -> bool:
+    """Whether ``value`` holds only exact JSON types (text keys, finite floats) within
+    ``room`` levels: then the walk would touch only its strings and integers, which the JSON
+    check sees. A cycle never ends, so it runs out of room."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if room <= 0:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _plain_tree(item, room - 1):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        return all(_plain_tree(item, room - 1) for item in value)
+    return False
+
+
+def _plain_free_form(model: BaseModel) -> bool:
+    """Whether every free-form value in ``model`` and the models it holds is a plain tree,
+    and every float finite."""
+    free_form, floats, nested = _checked_fields(type(model))
+    fields = model.__dict__
+    for name in free_form:
+        value = fields[name]
+        if value is not None and not _plain_tree(value, _FREE_FORM_DEPTH):
+            return False
+    for name in floats:
+        value = fields[name]
+        if value is not None and not math.isfinite(value):
+            return False
+    for name in nested:
+        value = fields[name]
+        if value is None:
+            continue
+        if type(value) is list:
+            for item in value:
+                if not _plain_free_form(item):
+                    return False
+        elif not _plain_free_form(value):
+            return False
+    return True
+
+
+_needles: tuple[set[str], int, tuple[bytes, ...]] = (set(), 0, ())
+
+
+def _secret_needles() -> tuple[bytes, ...]:
+    """Every known secret as it appears in JSON text: a secret inside a string is inside
+    that string's JSON, escaped the same way character by character. Worked out again
+    when REDACTOR learns more secrets (it only ever adds)."""
+    global _needles
+    known, count, needles = _needles
+    if known is not REDACTOR.secrets or count != len(REDACTOR.secrets):
+        forms = set()
+        for secret in REDACTOR.secrets:
+            forms.add(secret.encode("utf-8", "surrogatepass"))
+            escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+            forms.add(escaped.encode("utf-8", "surrogatepass"))
+        needles = tuple(forms)
+        _needles = (REDACTOR.secrets, len(REDACTOR.secrets), needles)
+    return needles
+
+
+def _clean_json(result: TestResult) -> bytes | None:
+    """The result's JSON when the walk is proven to change nothing in it, else None.
+
+    The free-form values hold only plain types and are not deep, and floats are finite
+    (checked in Python: they are few); everything else the walk looks at is in the JSON, the
+    same text ``model_dump_json`` gives: a lone surrogate fails to serialise, and NUL,
+    out-of-range integers, a URL's user info and every known secret are searched for."""
+    if not _plain_free_form(result):
+        return None
+    try:
+        text = to_json(result)
+    except Exception:  # a surrogate, or anything else: the walk says what
+        return None
+    if _NUL in text or _LONG_NUMBER in text.translate(_DIGITS_AS_ZEROS):
+        return None
+    if b"://" in text and b"@" in text:  # perhaps a URL with user info to mask
+        return None
+    if REDACTOR.secrets and any(n in text for n in _secret_needles()):
+        return None
+    return text
+
+
 def storable(result: TestResult) -> TestResult:
     """``result`` with every value storable and every known secret masked; each change is
     appended to its ``warnings``. The same object when there was nothing to change."""
+    if _clean_json(result) is not None:
+        return result
+    return _walked(result)
+
+
+def storable_json(result: TestResult) -> tuple[TestResult, str]:
+    """``storable(result)`` and its ``model_dump_json()``, serialising a clean result once."""
+    text = _clean_json(result)
+    if text is not None:
+        return result, text.decode()
+    fixed = _walked(result)
+    return fixed, fixed.model_dump_json()
+
+
+def _walked(result: TestResult) -> TestResult:
     walk = _Walk()
     fixed = walk.model(result)
     assert isinstance(fixed, TestResult)

@@ -7,6 +7,9 @@ without recursion and refuses what no result record could hold: a structure that
 itself (a cycle), one nested deeper than ``MAX_DEPTH``, one with more than ``MAX_VALUES``
 values (shared references copied over and over grow exponentially), and an integer too long
 to write as JSON text. Such a reply fails its turn with the path of the offending value.
+
+JSON that assay itself just decoded (``fresh``) is already plain and held by nobody else:
+it is only checked against the same limits, not copied.
 """
 
 from __future__ import annotations
@@ -50,8 +53,40 @@ def _step(path: str, key: Any, in_dict: bool) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def plain_json(value: Any, where: str = "") -> Any:
-    """A plain copy of ``value``; ``where`` names it in errors (``tool_invocations``)."""
+def _fresh_size(value: dict[str, Any] | list[Any], room: int) -> int:
+    """How many values a decoded JSON tree holds below its root, or -1 when it breaks a
+    limit, or holds anything ``json.loads`` would not make (then the copy says what)."""
+    items: Any = value.values() if type(value) is dict else value
+    size = len(items)
+    for item in items:
+        kind = type(item)
+        if kind is dict or kind is list:
+            if room <= 1:
+                return -1
+            below = _fresh_size(item, room - 1)
+            if below < 0:
+                return -1
+            size += below
+        elif kind is int:
+            if item.bit_length() > MAX_INT_BITS:
+                return -1
+        elif not (kind is str or kind is float or kind is bool or item is None):
+            return -1
+    return size
+
+
+def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
+    """A plain copy of ``value``; ``where`` names it in errors (``tool_invocations``).
+
+    ``fresh``: ``value`` was just decoded from JSON by assay, so nothing else holds it; when
+    it keeps to the limits it is returned as it is (the copy would be equal)."""
+    kind = type(value)
+    if (
+        fresh
+        and (kind is dict or kind is list)
+        and 0 <= _fresh_size(value, MAX_DEPTH) <= MAX_VALUES
+    ):
+        return value
     budget = MAX_VALUES
 
     def scalar(item: Any, path: str) -> Any:

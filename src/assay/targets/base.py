@@ -84,15 +84,20 @@ class Target(ABC):
 def result_bytes(result: Any) -> int:
     """Length of the JSON of a (plain, see ``plain_json``) tool result: the contract's
     ``bytes``."""
+    if result is None:  # the usual results, measured without writing them out
+        return 4
+    if type(result) is int:
+        return len(str(result))
     try:
         return len(json.dumps(result, ensure_ascii=False, default=str).encode())
     except (TypeError, ValueError, RecursionError):
         return len(str(result).encode())
 
 
-def tool_invocations(raw: Any) -> list[ToolInvocation]:
-    """Normalise a reply's tool invocations and fill ``bytes``."""
-    return _read_tool_invocations(plain_json(raw, "tool_invocations"))
+def tool_invocations(raw: Any, decoded: bool = False) -> list[ToolInvocation]:
+    """Normalise a reply's tool invocations and fill ``bytes``; ``decoded``: ``raw`` is JSON
+    assay just decoded, held by nothing else (``plain_json``'s ``fresh``)."""
+    return _read_tool_invocations(plain_json(raw, "tool_invocations", fresh=decoded))
 
 
 def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
@@ -129,7 +134,7 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
 def _decoded_arguments(text: str, where: str) -> Any:
     """JSON-encoded arguments, decoded (and held to the limits of ``plain_json``)."""
     value, problem = decode_arguments(text)
-    return {"_raw": text} if problem is not None else plain_json(value, where)
+    return {"_raw": text} if problem is not None else plain_json(value, where, fresh=True)
 
 
 def token_usage(raw: Any) -> TokenUsage | None:

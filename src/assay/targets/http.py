@@ -179,7 +179,7 @@ class ReplyMapping:
         tools = self.tools.find(document) if self.tools else MISSING
         usage = self.usage.find(document) if self.usage else MISSING
         try:
-            calls = normalise_tools(None if tools is MISSING else tools)
+            calls = normalise_tools(None if tools is MISSING else tools, decoded=True)
         except TargetError as exc:
             raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         reply = Reply(text=_as_text(text), tool_invocations=calls, token_usage=token_usage(usage))
@@ -289,7 +289,9 @@ class HttpTarget(ClientTarget):
                 streamed = await collect_stream(body, sent)
                 reply = Reply(
                     text=streamed.text,
-                    tool_invocations=normalise_tools(streamed.tool_invocations or None),
+                    tool_invocations=normalise_tools(
+                        streamed.tool_invocations or None, decoded=True
+                    ),
                     token_usage=token_usage(streamed.usage),
                     time_to_first_token_ms=streamed.time_to_first_token_ms,
                 )

@@ -1,0 +1,62 @@
+"""JSON that assay just decoded is checked against ``plain_json``'s limits without being
+copied: the same value when it keeps to them, the same error as the copy when it does not."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from assay.errors import TargetError
+from assay.targets._plain import MAX_DEPTH, MAX_VALUES, plain_json
+from assay.targets.base import tool_invocations
+
+
+def nested(levels: int) -> str:
+    """A JSON list with ``levels`` lists inside it, one in the other."""
+    return "[" * (levels + 1) + "]" * (levels + 1)
+
+
+WITHIN = {
+    "tool calls": '[{"name": "t", "args": {"q": "x", "n": [1, 2.5, true, null]}, "result": 42}]',
+    "deepest allowed": nested(MAX_DEPTH - 1),
+    "largest integer": "[" + "9" * 4_200 + "]",
+    "most values": "[" + ",".join(["0"] * MAX_VALUES) + "]",
+    "nan": "[NaN, Infinity]",
+}
+BEYOND = {
+    "too deep": nested(MAX_DEPTH),
+    "integer too long": '{"a": [' + "9" * 4_250 + "]}",
+    "too many values": "[" + ",".join(["0"] * (MAX_VALUES + 1)) + "]",
+    "too many values below": '{"a": [' + ",".join(["0"] * MAX_VALUES) + "]}",
+}
+
+
+def refusal(value: Any, fresh: bool) -> str:
+    with pytest.raises(TargetError) as caught:
+        plain_json(value, "tool_invocations", fresh=fresh)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("name", WITHIN)
+def test_decoded_json_within_the_limits_is_not_copied(name: str) -> None:
+    decoded = json.loads(WITHIN[name])
+
+    kept = plain_json(decoded, "tool_invocations", fresh=True)
+
+    assert kept is decoded
+    assert json.dumps(plain_json(decoded, "tool_invocations")) == json.dumps(decoded)
+
+
+@pytest.mark.parametrize("name", BEYOND)
+def test_decoded_json_beyond_the_limits_fails_as_the_copy_does(name: str) -> None:
+    decoded = json.loads(BEYOND[name])
+
+    assert refusal(decoded, fresh=True) == refusal(decoded, fresh=False)
+
+
+def test_tool_calls_read_from_decoded_json_are_the_same_as_from_a_copy() -> None:
+    raw = WITHIN["tool calls"]
+
+    assert tool_invocations(json.loads(raw), decoded=True) == tool_invocations(json.loads(raw))

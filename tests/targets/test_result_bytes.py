@@ -1,0 +1,17 @@
+"""A tool result's ``bytes`` is the length of its JSON, however it is worked out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from assay.targets.base import result_bytes
+
+
+@pytest.mark.parametrize(
+    "result", [None, 0, 42, -7, 2**63, -(10**4000), "ünï", True, 1.5, {"a": [1, None]}]
+)
+def test_bytes_is_the_length_of_the_results_json(result: Any) -> None:
+    assert result_bytes(result) == len(json.dumps(result, ensure_ascii=False).encode())
