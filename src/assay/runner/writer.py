@@ -38,7 +38,7 @@ from typing import Any
 
 from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
-from assay.runner.storable import storable, unstorable
+from assay.runner.storable import storable_json, unstorable
 from assay.store._lock import HEARTBEAT_S, RunHolder
 from assay.store._rows import Encoded
 
@@ -55,10 +55,10 @@ Item = tuple[int, TestResult | Encoded]
 
 def encode_result(result: TestResult) -> tuple[TestResult, str]:
     """The result as it will be stored and shown, and its JSON: every value made storable
-    and every known secret masked in one walk (``storable``) before it is serialised."""
-    result = storable(result)
+    and every known secret masked (``storable_json``: one walk, or a proof that none is
+    needed) before it is serialised, once."""
     try:
-        return result, result.model_dump_json()
+        return storable_json(result)
     except Exception as exc:  # storable() should leave nothing that fails; if it did, one test
         kept = unstorable(result, f"{type(exc).__name__}: {exc}")
         return kept, kept.model_dump_json()
