@@ -3,10 +3,10 @@ providers each keep a ``Registry`` of name -> factory.
 
 A registry knows its built-in entries (each one's module imported when its name is first
 looked up), says "did you mean ...?" for an unknown name, and lists its names for the docs
-and the suite schema. A name nobody
-registered makes it import the installed plugins once: every ``assay.plugins`` entry point
-of every installed package (the entry point names a module; importing it registers what it
-defines). Nothing is loaded at ``import assay``, nor by ``assay --help``.
+and the suite schema. A name nobody registered makes it import the installed plugins once:
+every ``assay.plugins`` entry point of every installed package (the entry point names a
+module; importing it registers what it defines). Nothing is loaded at ``import assay``, nor
+by ``assay --help``.
 """
 
 from __future__ import annotations
