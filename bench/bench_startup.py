@@ -1,12 +1,22 @@
 """Benchmark start-up: how long a command takes before it does anything.
 
-Times, as whole processes (medians of --repeat runs, interleaved): ``python -c pass`` (the
-interpreter alone), ``python -c "import assay.cli"``, ``assay --help`` and ``assay validate``
-of a two-row CSV, and the import time of ``assay.cli`` as ``python -X importtime`` reports it.
+Times, as whole processes (medians of --repeat runs, interleaved), wall and CPU (user +
+system of the process and the children it waited for): ``python -c pass`` (the interpreter
+alone), ``python -c "import assay.cli"``, ``assay --help``, ``assay validate`` of a two-row
+CSV, ``assay run`` of a one-test CSV against bench/mock_agent.py (http://, a fresh SQLite
+store each time: what every run pays before its first request and after its last), and
+the import time of ``assay.cli`` as ``python -X importtime`` reports it.
 
-``--baseline-src DIR`` times the same commands run from another source tree too (e.g.
-``git archive REV src | tar -x -C /tmp/base``, then ``--baseline-src /tmp/base/src``),
-interleaved with the installed one's, for a before/after in one invocation.
+The commands run with the caller's environment: where PYTHONDONTWRITEBYTECODE=1 is set (as
+here and in CI), a source tree without ``__pycache__`` compiles its modules in every process,
+which ``make install`` now spares the installed tree (``compileall``).
+
+``--baseline-src DIR`` (repeatable) times the same commands run from another source tree
+too (e.g. ``git archive REV src | tar -x -C /tmp/base``, then ``--baseline-src
+/tmp/base/src``; labelled with the folder above ``src``), interleaved with the installed
+one's, for a before/after in one invocation. Compile the tree (``python -m compileall -q
+/tmp/base/src``) to compare imports alone; leave it uncompiled to include what compiling
+costs every process under PYTHONDONTWRITEBYTECODE=1.
 
     python bench/bench_startup.py              # medians of 5
     python bench/bench_startup.py --repeat 9 --baseline-src /tmp/base/src
@@ -16,22 +26,59 @@ from __future__ import annotations
 
 import argparse
 import functools
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+
+from bench_run import HERE, free_port
 
 PYTHON = sys.executable
 ASSAY = str(Path(sys.executable).parent / "assay")
 
 
-def wall(args: list[str], cwd: str) -> float:
+def start_agent() -> tuple[subprocess.Popen[bytes], str]:
+    """bench/mock_agent.py answering at once; waited for up to a minute (a loaded machine)."""
+    port = free_port()
+    agent = subprocess.Popen([PYTHON, str(HERE / "mock_agent.py"), str(port), "0"])
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/health", timeout=1).read()
+            return agent, f"{url}/chat"
+        except OSError:
+            time.sleep(0.1)
+    agent.kill()
+    raise SystemExit("the mock agent did not start")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def wall(args: list[str], cwd: str, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``args`` (its children included)."""
+    cpu = _children_cpu()
     started = time.perf_counter()
-    subprocess.run(args, cwd=cwd, capture_output=True, check=True)
-    return time.perf_counter() - started
+    done = subprocess.run(args, cwd=cwd, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode not in ok:
+        raise SystemExit(f"{args} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return elapsed, _children_cpu() - cpu
+
+
+def one_test_run(src: str | None, data: Path, url: str, tmp: str) -> tuple[float, float]:
+    """``assay run`` of one test (the mock agent's reply fails it: exit 1) into a new store."""
+    store = Path(tmp) / f"store-{time.monotonic_ns()}.db"
+    argv = ("run", "--dataset", str(data), "--target", url, "--workers", "1", "--quiet")
+    return wall(from_source(src, *argv, "--store", f"sqlite:///{store}"), tmp, ok=(0, 1))
 
 
 def from_source(src: str | None, *argv: str) -> list[str]:
@@ -47,7 +94,7 @@ def importing(src: str | None, module: str) -> str:
     return f"{prefix}import {module}"
 
 
-def import_time(code: str, module: str, cwd: str) -> float:
+def import_time(code: str, module: str, cwd: str) -> tuple[float, float]:
     """Seconds ``-X importtime`` gives ``module`` (cumulative, what it imported included)."""
     done = subprocess.run(
         [PYTHON, "-X", "importtime", "-c", code],
@@ -57,46 +104,67 @@ def import_time(code: str, module: str, cwd: str) -> float:
         check=True,
     )
     [last] = [line for line in done.stderr.splitlines() if line.split("|")[-1].strip() == module]
-    return int(last.split("|")[1]) / 1e6
+    return int(last.split("|")[1]) / 1e6, float("nan")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--baseline-src", help="also time assay from this source tree (src/)")
+    parser.add_argument(
+        "--baseline-src",
+        action="append",
+        default=[],
+        help="also time assay from this source tree (src/); repeatable",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data.csv"
-        data.write_text("Question,Answer\nwhat is 6 x 7?,42\nand 2 + 2?,4\n", encoding="utf-8")
-        cases: dict[str, Callable[[], float]] = {
-            "python -c pass": lambda: wall([PYTHON, "-c", "pass"], tmp)
-        }
-        trees = (
-            {"": None} if args.baseline_src is None else {"": None, "baseline: ": args.baseline_src}
+    agent, url = start_agent()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            times = measure(args.repeat, args.baseline_src, url, tmp)
+    finally:
+        agent.kill()
+        agent.wait()
+    print(f"{'':40s} {'wall':>8s} {'CPU':>8s}  (medians of {args.repeat})")
+    for name, runs in times.items():
+        walls, cpus = zip(*runs, strict=True)
+        print(f"{name:40s} {statistics.median(walls):6.3f} s {statistics.median(cpus):6.3f} s")
+
+
+def measure(
+    repeat: int, baseline_src: list[str], url: str, tmp: str
+) -> dict[str, list[tuple[float, float]]]:
+    data = Path(tmp) / "data.csv"
+    data.write_text("Question,Answer\nwhat is 6 x 7?,42\nand 2 + 2?,4\n", encoding="utf-8")
+    one = Path(tmp) / "one.csv"
+    one.write_text("Question,Answer\nwhat is 6 x 7?,42\n", encoding="utf-8")
+    cases: dict[str, Callable[[], tuple[float, float]]] = {
+        "python -c pass": lambda: wall([PYTHON, "-c", "pass"], tmp)
+    }
+    trees: dict[str, str | None] = {"": None}
+    trees.update({f"{Path(src).parent.name}: ": src for src in baseline_src})
+    for label, src in trees.items():
+        cases.update(
+            {
+                f"{label}python -c 'import assay.cli'": functools.partial(
+                    wall, [PYTHON, "-c", importing(src, "assay.cli")], tmp
+                ),
+                f"{label}assay --help": functools.partial(wall, from_source(src, "--help"), tmp),
+                f"{label}assay validate data.csv": functools.partial(
+                    wall, from_source(src, "validate", str(data)), tmp
+                ),
+                f"{label}assay run (1 test, http)": functools.partial(
+                    one_test_run, src, one, url, tmp
+                ),
+                f"{label}import assay.cli (-X importtime)": functools.partial(
+                    import_time, importing(src, "assay.cli"), "assay.cli", tmp
+                ),
+            }
         )
-        for label, src in trees.items():
-            cases.update(
-                {
-                    f"{label}python -c 'import assay.cli'": functools.partial(
-                        wall, [PYTHON, "-c", importing(src, "assay.cli")], tmp
-                    ),
-                    f"{label}assay --help": functools.partial(
-                        wall, from_source(src, "--help"), tmp
-                    ),
-                    f"{label}assay validate data.csv": functools.partial(
-                        wall, from_source(src, "validate", str(data)), tmp
-                    ),
-                    f"{label}import assay.cli (-X importtime)": functools.partial(
-                        import_time, importing(src, "assay.cli"), "assay.cli", tmp
-                    ),
-                }
-            )
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(args.repeat):  # interleaved: a burst of load hits every case alike
-            for name, measure in cases.items():
-                times[name].append(measure())
-    for name, seconds in times.items():
-        print(f"{name:34s} median {statistics.median(seconds):6.3f} s  (of {len(seconds)})")
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+    for _ in range(repeat):  # interleaved: a burst of load hits every case alike
+        for name, run in cases.items():
+            times[name].append(run())
+    return times
 
 
 if __name__ == "__main__":

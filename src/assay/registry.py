@@ -1,11 +1,12 @@
 """One way to make a component available by name: metrics, targets, reporters and model
 providers each keep a ``Registry`` of name -> factory.
 
-A registry knows its built-in entries (imported on first use), says "did you mean ...?" for
-an unknown name, and lists its names for the docs and the suite schema. A name nobody
-registered makes it import the installed plugins once: every ``assay.plugins`` entry point
-of every installed package (the entry point names a module; importing it registers what it
-defines). Nothing is loaded at ``import assay``, nor by ``assay --help``.
+A registry knows its built-in entries (each one's module imported when its name is first
+looked up), says "did you mean ...?" for an unknown name, and lists its names for the docs
+and the suite schema. A name nobody registered makes it import the installed plugins once:
+every ``assay.plugins`` entry point of every installed package (the entry point names a
+module; importing it registers what it defines). Nothing is loaded at ``import assay``, nor
+by ``assay --help``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -64,12 +65,16 @@ def _same_definition(a: object, b: object) -> bool:
 
 
 class Registry(Generic[T]):
-    """Components of one kind by name. ``builtins`` is the module whose import registers
-    assay's own entries; it is imported on first use."""
+    """Components of one kind by name. ``builtins`` names assay's own entries and the module
+    that registers each: a lookup imports only the module of the name it looks up (a run of
+    deterministic metrics never imports the judge metrics and their model clients); listing
+    the entries imports them all."""
 
-    def __init__(self, kind: str, *, builtins: str | None = None, unknown_hint: str = "") -> None:
+    def __init__(
+        self, kind: str, *, builtins: Mapping[str, str] | None = None, unknown_hint: str = ""
+    ) -> None:
         self.kind = kind
-        self._builtins = builtins
+        self._builtins = dict(builtins or {})  # name -> module, until that module is imported
         self._unknown_hint = unknown_hint
         self._entries: dict[str, Entry[T]] = {}
         _REGISTRIES.append(self)
@@ -83,6 +88,8 @@ class Registry(Generic[T]):
                 f"{self.kind} names are letters, digits, '_', '.' and '-', starting with a "
                 f"letter or '_'; got {name!r}"
             )
+        if not is_assay_module(_defined_in(item)):
+            self._load_builtins(name)  # a built-in's name is taken before its module is imported
         taken = self._entries.get(name)
         if taken is not None and not _same_definition(taken.item, item):
             owner = "built into assay" if taken.builtin else f"by {taken.module}"
@@ -94,12 +101,13 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """The entry named ``name``; raises UnknownName with a did-you-mean."""
-        self._load_builtins()
+        self._load_builtins(name)
         entry = self._entries.get(name)
         if entry is None:
             load_installed_plugins()
             entry = self._entries.get(name)
         if entry is None:
+            self._load_builtins()  # every name, for the did-you-mean
             raise UnknownName(self._unknown(name))
         return entry.item
 
@@ -119,9 +127,12 @@ class Registry(Generic[T]):
         self._load_builtins()
         return iter(sorted(self._entries))
 
-    def _load_builtins(self) -> None:
-        if self._builtins is not None:
-            module, self._builtins = self._builtins, None  # once, even if it fails
+    def _load_builtins(self, name: str | None = None) -> None:
+        """Import the module registering the built-in ``name`` (every built-in's, without
+        ``name``), each once, even if it fails."""
+        wanted = self._builtins.values() if name is None else [self._builtins.get(name)]
+        for module in [m for m in dict.fromkeys(wanted) if m is not None]:
+            self._builtins = {n: m for n, m in self._builtins.items() if m != module}
             importlib.import_module(module)
 
     def _unknown(self, name: str) -> str:

@@ -1,6 +1,9 @@
 """Start-up stays light: ``import assay.cli``, ``assay --help`` and ``assay validate`` import
 no package a command does not need (issue 15: SQLAlchemy, aiohttp, Jinja2, numpy, rich's
-tables and progress bars, the metric libraries, the result models, the store and runner).
+tables and progress bars, the metric libraries, the result models, the store and runner),
+and ``assay run`` of a plain CSV against an http:// agent loads only what that run uses:
+no judge metrics or model clients, no report renderers, no PostgreSQL driver, no CA
+certificates.
 
 Each check runs in a fresh interpreter, so what another test imported does not count."""
 
@@ -13,6 +16,7 @@ import sys
 from pathlib import Path
 
 from tests.cli.conftest import RunCli
+from tests.targets.agent_server import agent_server
 
 # what no command line start-up may import
 HEAVY = (
@@ -45,6 +49,29 @@ UNNEEDED_BY_CLI = (
     "assay.reporters",
     "assay.datasets",
     "assay.web",
+)
+# what a plain CSV + http:// run needs none of, and what would load it
+ONLY_FOR_SOME_RUNS = (
+    "assay.metrics.judge",  # a suite naming a judge metric
+    "assay.metrics.safety",  # ... or one of these
+    "assay.metrics.similarity",
+    "assay.metrics.rouge",
+    "assay.metrics.semantic",
+    "assay.models.base",  # a judge or simulated user: the model clients
+    "assay.models.openai",
+    "assay.models.anthropic",
+    "assay.models.factory",
+    "assay.reporters.html",  # --out / --format
+    "assay.reporters.junit",
+    "assay.reporters.json_report",
+    "jinja2",
+    "sqlalchemy.dialects.postgresql",  # a postgresql:// store
+    "psycopg",
+    "sqlalchemy.orm",  # nothing in a run
+    "alembic",
+    "assay.gate",  # --fail-under / --baseline
+    "rich.progress",  # a progress bar, on a terminal
+    "rich.table",  # the results table: not with --quiet
 )
 COMMANDS = (
     "run",
@@ -143,3 +170,40 @@ def test_the_names_in_the_help_are_the_registered_ones() -> None:
 
     assert sorted(FORMAT_NAMES.split("|")) == list(FORMATS)
     assert tuple(SCHEMA_MODELS) == SCHEMA_NAMES
+
+
+def test_a_plain_csv_run_over_http_loads_only_what_it_uses(tmp_path: Path) -> None:
+    data = tmp_path / "data.csv"
+    data.write_text("Question,Answer\nwhat is 6 x 7?,42\n", encoding="utf-8")
+    with agent_server() as server:
+        argv = ["assay", "run", "--dataset", str(data), "--target", server.chat_url]
+        argv += ["--store", f"sqlite:///{tmp_path / 'runs.db'}", "--workers", "1", "--quiet"]
+        code = (
+            f"import sys\nfrom assay.cli import main\nsys.argv = {argv!r}\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
+            "import aiohttp.connector as c\n"
+            "contexts = (c._SSL_CONTEXT_VERIFIED, c._SSL_CONTEXT_UNVERIFIED)\n"
+            "print('CA', [context.cert_store_stats()['x509_ca'] for context in contexts])\n"
+        )
+        modules, printed = _modules_after(code, tmp_path)
+        assert len(server.bodies()) == 1  # the run did run
+    assert "1 tests:" in printed
+    assert "assay.metrics.comparison" in modules and "assay.store" in modules  # equality
+    assert _loaded(modules, ONLY_FOR_SOME_RUNS) == []
+    assert "CA [0, 0]" in printed  # aiohttp's TLS contexts never loaded the certificates
+
+
+def test_a_judge_metric_loads_the_judge_tier_when_named(tmp_path: Path) -> None:
+    """The registry imports the deterministic metrics for a deterministic name, and the
+    judge metrics only for a name no deterministic metric has."""
+    code = (
+        "from assay.metrics import METRICS, build_metric\n"
+        "import sys\n"
+        "build_metric('equality', {})\n"
+        "print('after equality', 'assay.metrics.judge' in sys.modules)\n"
+        "print('correctness is', METRICS.get('correctness').__module__)\n"
+    )
+    modules, printed = _modules_after(code, tmp_path)
+    assert "after equality False" in printed
+    assert "correctness is assay.metrics.judge.quality" in printed
+    assert "assay.metrics.judge" in modules

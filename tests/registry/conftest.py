@@ -15,6 +15,7 @@ from tests.cli.conftest import assay_cli  # noqa: F401  (the CLI as a user runs 
 
 @pytest.fixture(autouse=True)
 def restore_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    list(METRICS)  # every built-in registered (the judge tier loads on demand) before the copy
     entries = dict(METRICS._entries)
     path = list(sys.path)
     scratch = str(tmp_path_factory.getbasetemp())

@@ -72,6 +72,23 @@ def test_every_component_kind_is_a_registry_with_its_builtins() -> None:
         FORMATS.get("jsn")
 
 
+def test_the_table_of_builtin_metrics_names_each_one_where_it_is_defined() -> None:
+    """The registry imports a built-in metric's module from this table when a suite names
+    it: a metric missing from it, or placed in the wrong module, would not be found."""
+    from assay.metrics._builtins import BUILTIN_METRICS
+
+    registered = {e.name: e.module for e in METRICS.entries() if e.builtin}
+    assert registered == BUILTIN_METRICS
+
+
+def test_a_builtin_name_is_taken_before_its_module_is_imported() -> None:
+    """A user's metric cannot take a built-in's name, loaded or not."""
+    from assay.metrics import metric
+
+    with pytest.raises(RegistrationError, match="'fluency' is already registered"):
+        metric("fluency")(shout)
+
+
 def test_every_builtin_metric_is_documented() -> None:
     docs = Path(__file__).resolve().parents[2] / "docs"
     guide = (docs / "metrics.md").read_text() + (docs / "judges.md").read_text()

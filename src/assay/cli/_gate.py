@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from assay.cli._terminal import markup_safe
 from assay.errors import ConfigError, Problem, StoreError
-from assay.gate import Baseline, GateVerdict, evaluate_gate, load_baseline, parse_rate
-from assay.reporters import render_markdown
-from assay.results.models import Report, ReportSummary
-from assay.store import Store
+
+if TYPE_CHECKING:  # the gate is imported when one is asked for: a run without one never does
+    from rich.console import Console
+
+    from assay.gate import Baseline, GateVerdict
+    from assay.results.models import Report, ReportSummary
+    from assay.store import Store
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 _SHOWN = 20  # regressed and flaky tests named on the terminal; the rest counted
@@ -27,6 +29,8 @@ class Gate:
     max_regressions: int
 
     def verdict(self, summary: ReportSummary, run_id: str, store: Store) -> GateVerdict:
+        from assay.gate import evaluate_gate
+
         return evaluate_gate(
             summary,
             run_id,
@@ -53,6 +57,8 @@ def read_gate(
         )
     if fail_under is None and baseline is None:
         return None
+    from assay.gate import load_baseline, parse_rate
+
     rate = None if fail_under is None else parse_rate(fail_under)
     base = None if baseline is None else load_baseline(baseline, store)
     return Gate(rate, base, max_regressions or 0)
@@ -83,6 +89,8 @@ def step_summary_file() -> str | None:
 def append_step_summary(report: Report, verdict: GateVerdict | None, where: str) -> None:
     """Append the verdict and the Markdown report to the job summary file ``where``:
     appended, never overwritten, for other steps write there too."""
+    from assay.reporters import render_markdown
+
     text = (verdict.markdown() + "\n" if verdict else "") + render_markdown(report)
     try:
         with open(where, "a", encoding="utf-8") as summary:

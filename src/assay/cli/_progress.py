@@ -6,18 +6,9 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from assay.api import execute
 from assay.results.models import TestResult
@@ -26,6 +17,9 @@ from assay.run_options import RunOptions
 from assay.runner.observer import RunStart
 from assay.runner.outcome import JobOutcome
 from assay.store import Store
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 PLAIN_INTERVAL_S = 5.0
 
@@ -47,6 +41,16 @@ class RunProgress:
         self._bar: Progress | None = None
         self._task: TaskID | None = None
         if enabled and self.console.is_terminal:
+            # imported here: a run in CI (no terminal) or --quiet draws no bar
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             self._bar = Progress(
                 TextColumn("[bold]running"),
                 BarColumn(),

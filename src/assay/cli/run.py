@@ -207,6 +207,8 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
     """Pair each --out with a format: the --format in the same position, else the extension.
     A --format with no --out prints that report to standard output."""
+    if not out and not fmt:
+        return []  # no report: the renderers (Jinja2 among them) are never imported
     from assay.reporters import format_for_path
 
     if len(fmt) > max(len(out), 1):

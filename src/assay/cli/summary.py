@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.table import Table
 
 from assay.cli._explain import print_explanation
 from assay.cli._terminal import markup_safe
@@ -56,6 +55,8 @@ def print_summary(
     """``quiet``: the totals line only; ``verbose``: every turn explained, passing ones too."""
     results = list(results)
     if not quiet:
+        from rich.table import Table  # here: --quiet prints no table
+
         only_failures = summary.total_tests > MAX_ROWS
         title = f"{run.suite_name} — run {run.id[:12]}" + (
             " (tests that did not pass)" if only_failures else ""

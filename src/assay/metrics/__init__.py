@@ -1,19 +1,7 @@
-"""Metrics: the protocol, the registry and the built-in metrics (imported to register them)."""
+"""Metrics: the protocol and the registry. A built-in metric's module is imported when the
+registry is asked for it by name (``assay.metrics._builtins``), or for the list of them: a
+suite without a judge metric never imports the judge metrics and their model clients."""
 
-# imported to register the built-in metrics
-from assay.metrics import (  # noqa: F401
-    code_grader,
-    comparison,
-    cost,
-    judge,
-    matching,
-    performance,
-    rouge,
-    safety,
-    semantic,
-    similarity,
-    structured,
-)
 from assay.metrics.base import (
     ConversationContext,
     Exchange,
@@ -23,7 +11,6 @@ from assay.metrics.base import (
     Score,
 )
 from assay.metrics.registry import METRICS, MetricConfigError, build_metric, metric
-from assay.metrics.tools import forbidden, trajectory  # noqa: F401
 
 __all__ = [
     "METRICS",

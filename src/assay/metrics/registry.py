@@ -25,13 +25,14 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from assay.metrics._builtins import BUILTIN_METRICS
 from assay.metrics._user_code import UserFunction, UserFunctionMetric
 from assay.metrics.base import TEST_INPUTS, TURN_INPUTS, Metric, MetricOptions
 from assay.registry import RegistrationError, Registry, UnknownName, is_assay_module
 
 METRICS: Registry[type[Metric[Any]]] = Registry(
     "metric",
-    builtins="assay.metrics",
+    builtins=BUILTIN_METRICS,
     unknown_hint="a metric of your own is registered with @assay.metric in a module listed "
     "under plugins:",
 )

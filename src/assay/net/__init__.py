@@ -22,6 +22,7 @@ Imported by their module path (the wire formats of the model APIs):
 """
 
 from assay.limits import DEFAULT_MAX_REPLY_MB
+from assay.net import _tls  # noqa: F401  (before aiohttp: its CA certificates load on first TLS use)
 from assay.net.body import (
     ReplyBody,
     ReplyTooLarge,
