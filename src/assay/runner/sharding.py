@@ -12,7 +12,6 @@ store as they run, the second cannot be imported by another interpreter.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,7 @@ from assay.errors import ConfigError, Problem
 from assay.net.limits import shares
 from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan
-from assay.runner.pool import LocalPool, Lost
+from assay.runner.pool import EncodedSink, LocalPool, Lost
 from assay.runner.shard import ShardSpec, Slot
 from assay.secrets import REDACTOR
 
@@ -110,7 +109,7 @@ async def drive(
     run_id: str,
     cache_path: str | None,
     work: list[tuple[int, TestCase, int]],
-    on_encoded: Callable[[int, str], None],
+    on_encoded: EncodedSink,
 ) -> Lost:
     """Run ``work`` on the workers, each result to ``on_encoded``; what was lost."""
     index = {id(case): i for i, case in enumerate(cases)}
