@@ -226,3 +226,18 @@ def test_assay_run_takes_workers_from_python(tmp_path: Path, agent: AgentServer)
     assert len({r.test_name for r in report.results}) == 40
     fresh, forked = workers[0]
     assert len(fresh) == 2 and not forked
+
+
+def test_an_unreachable_agent_fails_the_run_once(tmp_path: Path) -> None:
+    """The workers start before the driver checks the agent (so they can be forks: the
+    check may leave a DNS thread behind); it is still the driver's one check that fails
+    the run, not each worker's."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    write_suite(tmp_path, f"http://127.0.0.1:{port}/chat", single=30, multi=0)
+    done = run(tmp_path, "run", "suite.yaml", "--workers", "2")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.count("cannot reach") == 1 and "worker" not in done.stderr.split("\n", 1)[1]

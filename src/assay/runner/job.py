@@ -408,11 +408,15 @@ class RunJob:
         on_encoded: EncodedSink,
     ) -> Lost:
         """The work on worker processes or Ray tasks; this process checks the target is
-        up first (a run against a dead agent fails here, once) and stores every result."""
-        await target.start()
-        await target.aclose()
+        up before they get any (a run against a dead agent fails here, once) and stores
+        every result."""
+
+        async def probe() -> None:
+            await target.start()
+            await target.aclose()
+
         return await sharding.drive(
-            self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded
+            self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded, probe
         )
 
     async def _drive(

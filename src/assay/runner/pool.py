@@ -25,7 +25,7 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
@@ -40,6 +40,7 @@ STOP_WAIT_S = 30.0
 # hand-off per result would cost the store's writer several times the CPU (bench_scale.py)
 STORE_GAP_S = 0.01  # how long a stopped worker may take to send what it finished
 EncodedSink = Callable[[Encoded], None]  # a result back from a worker: store it
+Probe = Callable[[], Awaitable[None]]
 
 
 class WorkerFailed(AssayError):
@@ -131,7 +132,10 @@ class LocalPool:
         self.stopping = False
         self._received: list[Encoded] = []  # back from the workers, not yet handed on
 
-    async def run(self, work: Iterable[Slot]) -> Lost:
+    async def run(self, work: Iterable[Slot], ready: Probe | None = None) -> Lost:
+        """Start the workers, then await ``ready`` (if it raises, the workers stop unused),
+        then hand them the work. (Started first, they can be forks: awaiting ``ready``,
+        a target's probe, may leave a thread behind, a DNS lookup's.)"""
         loop = asyncio.get_running_loop()
         self.queue.extend(work)
         self._ended = loop.create_future()
@@ -139,6 +143,8 @@ class LocalPool:
         try:
             for spec in self.specs:
                 self.workers.append(_Worker(spec, fork))
+            if ready is not None:
+                await ready()
             for worker in self.workers:
                 loop.add_reader(worker.inbox.fileno(), self._readable, worker)
                 self._top_up(worker)
