@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.runner.pool import WORKER_NAME
 from tests.runner.scale_suite import (
     PASSED,
     TOTAL,
@@ -57,8 +58,19 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def workers_of(pid: int) -> list[int]:
-    """The worker processes of a run (not its forked result writer)."""
+def forked_workers_of(pid: int) -> list[int]:
+    """The worker processes forked from a run (not its forked result writer): what
+    ``assay run`` starts, one thread in its process."""
+    return [
+        child
+        for child in children(pid)
+        if Path(f"/proc/{child}/comm").read_text().startswith(WORKER_NAME)
+    ]
+
+
+def fresh_workers_of(pid: int) -> list[int]:
+    """The worker processes of a run started as fresh interpreters: what a run started in a
+    process that runs other threads (this one) starts."""
     return [
         child
         for child in children(pid)
@@ -123,7 +135,7 @@ def test_a_killed_worker_loses_only_its_tests_in_flight(tmp_path: Path, agent: A
     args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
     proc = start(tmp_path, *args)
     wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
-    victim = workers_of(proc.pid)[0]
+    victim = forked_workers_of(proc.pid)[0]
     os.kill(victim, signal.SIGKILL)
     wait_for(lambda: not alive(victim), "the killed worker to end")
     agent.end_pauses()  # the other worker's held tests now finish
@@ -152,7 +164,7 @@ def test_a_killed_driver_loses_nothing_on_resume(tmp_path: Path, agent: AgentSer
     args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
     proc = start(tmp_path, *args)
     wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
-    workers = workers_of(proc.pid)
+    workers = forked_workers_of(proc.pid)
     assert len(workers) == 2
     proc.kill()
     proc.communicate(timeout=300)
@@ -174,7 +186,8 @@ def test_sigterm_stops_every_worker_cleanly(tmp_path: Path, agent: AgentServer) 
     args = ("run", "suite.yaml", "--workers", "2", "--concurrency", "8", "--quiet")
     proc = start(tmp_path, *args)
     wait_for(lambda: len(rows(db)) == TOTAL - HELD, "every test but the held ones stored")
-    workers = workers_of(proc.pid)
+    workers = forked_workers_of(proc.pid)
+    assert len(workers) == 2
     proc.terminate()
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
@@ -187,17 +200,44 @@ def test_sigterm_stops_every_worker_cleanly(tmp_path: Path, agent: AgentServer) 
 
 
 def test_assay_run_takes_workers_from_python(tmp_path: Path, agent: AgentServer) -> None:
+    """From a process that runs other threads (the agent's, here), the workers are fresh
+    interpreters, not forks."""
     import assay
+    from assay.results.models import TestResult
     from assay.runner.observer import RunStart
 
     write_suite(tmp_path, agent.chat_url, single=30, multi=10)
     starts: list[RunStart] = []
+    workers: list[tuple[list[int], list[int]]] = []
+
+    def on_result(result: TestResult) -> None:
+        if not workers:
+            workers.append((fresh_workers_of(os.getpid()), forked_workers_of(os.getpid())))
+
     report = assay.run(
         tmp_path / "suite.yaml",
         workers=2,
         store=f"sqlite:///{tmp_path}/py.db",
         on_start=starts.append,
+        on_result=on_result,
     )
     assert starts[0].workers == "2 worker processes (--workers)"
     assert report.summary.total_tests == 40 and report.summary.passed == 15 + 10
     assert len({r.test_name for r in report.results}) == 40
+    fresh, forked = workers[0]
+    assert len(fresh) == 2 and not forked
+
+
+def test_an_unreachable_agent_fails_the_run_once(tmp_path: Path) -> None:
+    """The workers start before the driver checks the agent (so they can be forks: the
+    check may leave a DNS thread behind); it is still the driver's one check that fails
+    the run, not each worker's."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    write_suite(tmp_path, f"http://127.0.0.1:{port}/chat", single=30, multi=0)
+    done = run(tmp_path, "run", "suite.yaml", "--workers", "2")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.count("cannot reach") == 1 and "worker" not in done.stderr.split("\n", 1)[1]

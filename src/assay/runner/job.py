@@ -43,7 +43,9 @@ from assay.runner.request import (
 )
 from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.select import failed_tests, rerun_request, select_cases
+from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
+from assay.runner.tally import counted
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
 from assay.store._lock import RunHolder
@@ -334,8 +336,15 @@ class RunJob:
             def on_result(position: int, result: TestResult) -> None:
                 on_stored(position, *encode_result(result))
 
-            def on_encoded(position: int, payload: str) -> None:  # from a worker
-                on_stored(position, TestResult.model_validate_json(payload), payload)
+            def on_encoded(item: Encoded) -> None:  # from a worker, tallied there
+                position, payload, tally = item
+                writer.add(position, payload)  # handed to the store before anyone sees it
+                builder.add(counted(tally))
+                if self.observer.on_result is None and not shown.keeps(tally.passed):
+                    return  # nobody needs the whole result: it is not parsed back
+                result = TestResult.model_validate_json(payload)
+                shown.add(position, result)
+                self.observer.finished(result)
 
             total = len(self.cases) * self.repeat
             start = RunStart(run.model_copy(), total, total - len(work), self.sharding.why)
@@ -399,11 +408,15 @@ class RunJob:
         on_encoded: EncodedSink,
     ) -> Lost:
         """The work on worker processes or Ray tasks; this process checks the target is
-        up first (a run against a dead agent fails here, once) and stores every result."""
-        await target.start()
-        await target.aclose()
+        up before they get any (a run against a dead agent fails here, once) and stores
+        every result."""
+
+        async def probe() -> None:
+            await target.start()
+            await target.aclose()
+
         return await sharding.drive(
-            self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded
+            self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded, probe
         )
 
     async def _drive(

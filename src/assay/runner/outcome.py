@@ -26,8 +26,12 @@ class Shown:
     total: int
     kept: dict[int, TestResult] = field(default_factory=dict)
 
+    def keeps(self, passed: bool) -> bool:
+        """Whether ``add`` would keep a result that ``passed`` (or not) now."""
+        return self.total <= SHOWN_ROWS or (not passed and len(self.kept) < SHOWN_ROWS)
+
     def add(self, position: int, result: TestResult) -> None:
-        if self.total <= SHOWN_ROWS or (not result.passed and len(self.kept) < SHOWN_ROWS):
+        if self.keeps(result.passed):
             self.kept[position] = result
 
     def ordered(self) -> list[TestResult]:

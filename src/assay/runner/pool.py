@@ -1,10 +1,12 @@
 """The driver's side of ``assay run --workers N``: N worker processes on this machine, each
 running what the driver hands it (``assay.runner.shard``), the driver storing every result.
 
-Each worker is a fresh interpreter (``python -c`` calling ``assay.runner.shard.main``), not
-a fork: the driver has already forked its result writer and may run threads, and a fresh
-interpreter, unlike multiprocessing's spawn, does not re-run the caller's ``__main__`` (a
-script calling ``assay.run`` at its top level). It talks to the driver over two pipes.
+Each worker is forked from the driver when that is safe (it runs one thread:
+``assay.runner.forking``): it starts with assay and the run's spec already in memory. Else
+(``assay.run_async`` in a threaded program) it is a fresh interpreter (``python -c``
+calling ``assay.runner.shard.main``) that imports assay and is sent the pickled spec: a
+fresh interpreter, unlike multiprocessing's spawn, does not re-run the caller's ``__main__``
+(a script calling ``assay.run`` at its top level). Either talks to the driver over two pipes.
 
 The driver hands each worker no more tests than its share of the concurrency, topping it up
 as results come back, so what a worker holds is exactly what it runs: a worker that dies
@@ -16,25 +18,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import pickle
 import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from assay.errors import AssayError
-from assay.runner.shard import STOP, Encoded, ShardSpec, Slot
+from assay.runner import forking
+from assay.runner.shard import STOP, Encoded, ShardSpec, Slot, forked
 
 _MAIN = "from assay.runner.shard import main; main"
+WORKER_NAME = "assay-worker"  # a forked worker's process name (Linux): assay-worker-1, ...
 STOP_WAIT_S = 30.0
 # results go to the store together at most this long after the first came back: one
 # hand-off per result would cost the store's writer several times the CPU (bench_scale.py)
 STORE_GAP_S = 0.01  # how long a stopped worker may take to send what it finished
-EncodedSink = Callable[[int, str], None]  # (position, result JSON): store it
+EncodedSink = Callable[[Encoded], None]  # a result back from a worker: store it
+Probe = Callable[[], Awaitable[None]]
 
 
 class WorkerFailed(AssayError):
@@ -69,16 +75,22 @@ def spec_bytes(spec: ShardSpec) -> bytes:
 
 
 class _Worker:
-    def __init__(self, spec: ShardSpec) -> None:
+    def __init__(self, spec: ShardSpec, fork: bool) -> None:
         work_read, self.work_write = os.pipe()
         self.results_read, results_write = os.pipe()
+        self.process: subprocess.Popen[bytes] | forking.Forked
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", f"{_MAIN}({work_read}, {results_write})"],
-                pass_fds=(work_read, results_write),
-                stdin=subprocess.DEVNULL,
-                stdout=sys.__stderr__.fileno() if sys.__stderr__ else None,  # stdout: reports
-            )
+            if fork:
+                child = functools.partial(forked, spec, work_read, results_write)
+                name = f"{WORKER_NAME}-{spec.index + 1}"
+                self.process = forking.fork_worker(name, child, (work_read, results_write))
+            else:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-c", f"{_MAIN}({work_read}, {results_write})"],
+                    pass_fds=(work_read, results_write),
+                    stdin=subprocess.DEVNULL,
+                    stdout=sys.__stderr__.fileno() if sys.__stderr__ else None,  # stdout: reports
+                )
         finally:
             os.close(work_read)
             os.close(results_write)
@@ -89,8 +101,9 @@ class _Worker:
         self.held: dict[int, Slot] = {}  # handed over, no result yet
         self.open = True  # its results pipe has not ended
         self.told_end = False
-        self.outbox.send(sys.path)
-        self.outbox.send_bytes(spec_bytes(spec))
+        if not fork:
+            self.outbox.send(sys.path)
+            self.outbox.send_bytes(spec_bytes(spec))
 
     def send(self, message: object) -> None:
         with contextlib.suppress(OSError):  # it died: its results pipe says so
@@ -119,13 +132,19 @@ class LocalPool:
         self.stopping = False
         self._received: list[Encoded] = []  # back from the workers, not yet handed on
 
-    async def run(self, work: Iterable[Slot]) -> Lost:
+    async def run(self, work: Iterable[Slot], ready: Probe | None = None) -> Lost:
+        """Start the workers, then await ``ready`` (if it raises, the workers stop unused),
+        then hand them the work. (Started first, they can be forks: awaiting ``ready``,
+        a target's probe, may leave a thread behind, a DNS lookup's.)"""
         loop = asyncio.get_running_loop()
         self.queue.extend(work)
         self._ended = loop.create_future()
+        fork = forking.can_fork()
         try:
             for spec in self.specs:
-                self.workers.append(_Worker(spec))
+                self.workers.append(_Worker(spec, fork))
+            if ready is not None:
+                await ready()
             for worker in self.workers:
                 loop.add_reader(worker.inbox.fileno(), self._readable, worker)
                 self._top_up(worker)
@@ -176,7 +195,7 @@ class LocalPool:
                 return
 
     def _store(self, worker: _Worker, encoded: list[Encoded]) -> None:
-        for position, _ in encoded:
+        for position, *_ in encoded:
             worker.held.pop(position, None)
         if not self._received and not self.stopping:
             asyncio.get_running_loop().call_later(STORE_GAP_S, self._hand_on_or_end)
@@ -184,8 +203,8 @@ class LocalPool:
 
     def _hand_on(self) -> None:
         received, self._received = self._received, []
-        for position, payload in received:
-            self.on_encoded(position, payload)
+        for item in received:
+            self.on_encoded(item)
 
     def _hand_on_or_end(self) -> None:
         try:

@@ -118,9 +118,9 @@ class RayPool:
             waiting = {slot[0] for slot in shard}
             try:
                 async for ref in generator:
-                    for position, payload in await ref:
-                        waiting.discard(position)
-                        self.on_encoded(position, payload)
+                    for item in await ref:
+                        waiting.discard(item[0])
+                        self.on_encoded(item)
             except ray.exceptions.RayError as exc:
                 lost.positions += sorted(waiting)
                 why = first_line(exc)

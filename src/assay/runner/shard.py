@@ -4,11 +4,13 @@ A worker gets the run's plan and its compiled tests once (``ShardSpec``, pickled
 its own target and judge in its own event loop, and runs the tests it is handed, at most
 its share of the run's concurrency at once, under its share of every endpoint limit
 (``assay.net.limits.share_limits``). Each result is made storable and serialised here
-(``encode_result``), so the driver, which stores every result, only parses it back.
+(``encode_result``) and tallied (``Tally``), so the driver, which stores every result and
+counts it in the run's summary, need not parse it back.
 
 ``main(READ_FD, WRITE_FD)`` is a local worker process (``assay.runner.pool``): it reads the
 sys.path and the spec, then lists of (position, test index, repeat index) to run, from
-READ_FD, and writes lists of (position, result JSON) to WRITE_FD (``serve``). ``None`` means
+READ_FD, and writes lists of (position, result JSON, ``Tally``) to WRITE_FD (``serve``).
+A worker forked from the driver (``forked``) has the spec already. ``None`` means
 no more work; ``"stop"`` means stop now (the run was interrupted). The end of its input
 (the driver died) stops it too.
 """
@@ -19,6 +21,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
@@ -26,9 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from assay.cases.models import TestCase
 from assay.net.limits import share_limits
+from assay.results.models import TestResult
+from assay.runner import conversation
 from assay.runner.conversation import CaseSettings
 from assay.runner.plan import RunPlan
 from assay.runner.scheduler import run_cases, run_one
+from assay.runner.tally import Tally
 from assay.runner.writer import encode_result
 from assay.secrets import REDACTOR
 
@@ -37,8 +43,16 @@ if TYPE_CHECKING:
     from assay.targets.base import Target
 
 Slot = tuple[int, int, int]  # (position, index of the test in ShardSpec.cases, repeat index)
-Encoded = tuple[int, str]  # (position, the result's JSON as the store takes it)
 STOP = "stop"
+
+
+Encoded = tuple[int, str, Tally]  # (position, the result's JSON as the store takes it, ...)
+
+
+def encoded(position: int, result: TestResult) -> Encoded:
+    """The result made storable, serialised (``encode_result``) and tallied."""
+    stored, payload = encode_result(result)
+    return position, payload, Tally.of(stored)
 
 
 @dataclass(frozen=True)
@@ -95,7 +109,7 @@ class _Shard:
     async def run(self, slot: Slot) -> Encoded:
         position, index, repeat_index = slot
         result = await run_one(self.spec.cases[index], self.target, self.settings, repeat_index)
-        return position, encode_result(result)[1]
+        return encoded(position, result)
 
 
 async def run_slots(
@@ -106,8 +120,8 @@ async def run_slots(
     async with _Shard(spec) as shard:
         work = [(position, spec.cases[index], r) for position, index, r in slots]
 
-        def on_result(position: int, result: Any) -> None:
-            emit((position, encode_result(result)[1]))
+        def on_result(position: int, result: TestResult) -> None:
+            emit(encoded(position, result))
 
         await run_cases(work, shard.target, shard.settings, spec.concurrency, on_result)
 
@@ -171,7 +185,32 @@ async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
     send()
 
 
+def work(spec: ShardSpec, inbox: Connection, outbox: Connection) -> int:
+    """A local worker's life once it has its spec; its exit status."""
+    try:
+        asyncio.run(serve(spec, inbox, outbox))
+    except (BrokenPipeError, ConnectionResetError):
+        return 0  # the driver is gone
+    except Exception as exc:  # said to the driver, which fails the run with it
+        from assay._isolation import describe
+
+        with contextlib.suppress(OSError):
+            outbox.send(f"worker {spec.index + 1} failed: {describe(exc)}")
+        return 3
+    return 0
+
+
+def forked(spec: ShardSpec, read_fd: int, write_fd: int) -> int:
+    """A worker forked from the driver (``assay.runner.forking``): it has the spec already."""
+    # the process's tag in agent session ids was drawn at import, in the driver: without a
+    # tag of its own, two workers would send the same session ids (one agent conversation)
+    conversation._PROCESS_TAG = uuid.uuid4().hex[:8]
+    inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    return work(spec, inbox, outbox)
+
+
 def main(read_fd: int, write_fd: int) -> None:
+    """A worker started as a fresh interpreter: the driver sends its sys.path and the spec."""
     # Ctrl-C and SIGTERM reach the whole process group: the driver decides, and says "stop"
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -181,12 +220,6 @@ def main(read_fd: int, write_fd: int) -> None:
         spec: ShardSpec = inbox.recv()
     except EOFError:
         return
-    try:
-        asyncio.run(serve(spec, inbox, outbox))
-    except (BrokenPipeError, ConnectionResetError):
-        return  # the driver is gone
-    except Exception as exc:  # said to the driver, which fails the run with it
-        from assay._isolation import describe
-
-        outbox.send(f"worker {spec.index + 1} failed: {describe(exc)}")
-        raise SystemExit(3) from None
+    code = work(spec, inbox, outbox)
+    if code:
+        raise SystemExit(code)

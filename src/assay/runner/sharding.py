@@ -12,7 +12,6 @@ store as they run, the second cannot be imported by another interpreter.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,7 @@ from assay.errors import ConfigError, Problem
 from assay.net.limits import shares
 from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan
-from assay.runner.pool import LocalPool, Lost
+from assay.runner.pool import EncodedSink, LocalPool, Lost, Probe
 from assay.runner.shard import ShardSpec, Slot
 from assay.secrets import REDACTOR
 
@@ -110,9 +109,11 @@ async def drive(
     run_id: str,
     cache_path: str | None,
     work: list[tuple[int, TestCase, int]],
-    on_encoded: Callable[[int, str], None],
+    on_encoded: EncodedSink,
+    ready: Probe,
 ) -> Lost:
-    """Run ``work`` on the workers, each result to ``on_encoded``; what was lost."""
+    """Run ``work`` on the workers, each result to ``on_encoded``, once ``ready`` (the
+    target's probe) has returned; what was lost."""
     index = {id(case): i for i, case in enumerate(cases)}
     slots: list[Slot] = [(position, index[id(case)], r) for position, case, r in work]
     secrets = sorted(REDACTOR.secrets)
@@ -121,9 +122,10 @@ async def drive(
 
         spec = ShardSpec(plan, cases, run_id, 0, 1, plan.suite.execution.concurrency, secrets)
         pool = RayPool(spec, sharding.workers, sharding.ray_address, on_encoded)
+        await ready()
         return await pool.run(slots)
     count = sharding.workers or 1
     base = ShardSpec(plan, cases, run_id, 0, count, 1, secrets, cache_path)
     concurrency = shares(plan.suite.execution.concurrency, count)
     specs = [base.for_worker(i, share) for i, share in enumerate(concurrency)]
-    return await LocalPool(specs, on_encoded).run(slots)
+    return await LocalPool(specs, on_encoded).run(slots, ready)
