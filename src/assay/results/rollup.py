@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from assay.results.models import (
     MetricResult,
@@ -279,6 +279,48 @@ class StatusCounts:
         )
 
 
+_NO_METRICS_NOT_RUN: dict[str, str] = {}
+
+
+class Tally(NamedTuple):
+    """What the run's summary counts of one result (``SummaryBuilder.add_tally``): a tuple,
+    cheap to take in a worker process and to send with the result's JSON."""
+
+    test_name: str
+    status: str
+    passed: bool
+    turns: int  # how many turns its ``turns`` list has; 0: none (a single-turn test)
+    execution_time_ms: int
+    tokens: tuple[int, int, int, int, int] | None  # TokenUsage's counters, in field order
+    metrics: list[tuple[str, float | None, str | None]]  # name, score, dimension
+    metrics_not_run: dict[str, str]  # as ``metrics_not_run`` gives them
+
+    @classmethod
+    def of(cls, result: TestResult) -> Tally:
+        usage = result.token_usage
+        return cls(
+            result.test_name,
+            result.status,
+            result.passed,
+            len(result.turns) if result.turns else 0,
+            result.execution_time_ms,
+            None
+            if usage is None
+            else (
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens,
+                usage.cache_creation_tokens,
+                usage.cache_read_tokens,
+            ),
+            [(m.metric_name, m.score, m.dimension) for m in result.metric_results],
+            # else none to list
+            metrics_not_run(result)
+            if result.metrics_not_run or result.turns
+            else _NO_METRICS_NOT_RUN,
+        )
+
+
 class SummaryBuilder:
     """Accumulates a ReportSummary one result at a time, so a run never holds every result.
     Per result it only counts (plain ints and dicts); the models are built in ``build``."""
@@ -306,39 +348,36 @@ class SummaryBuilder:
         )
 
     def add(self, result: TestResult) -> None:
+        self.add_tally(Tally.of(result))
+
+    def add_tally(self, tally: Tally) -> None:
+        """Count a result by its tally (what a worker process sends with the result's JSON,
+        so the run's process need not parse it back)."""
         s = self.summary
-        self._statuses[result.status] += 1
-        self._turns += len(result.turns) if result.turns else 1
-        self._time_ms += result.execution_time_ms
-        usage = result.token_usage
-        if usage is not None:
-            tokens = self._tokens
-            tokens[0] += usage.prompt_tokens
-            tokens[1] += usage.completion_tokens
-            tokens[2] += usage.total_tokens
-            tokens[3] += usage.cache_creation_tokens
-            tokens[4] += usage.cache_read_tokens
+        self._statuses[tally.status] += 1
+        self._turns += tally.turns or 1
+        self._time_ms += tally.execution_time_ms
+        if tally.tokens is not None:
+            for i, count in enumerate(tally.tokens):
+                self._tokens[i] += count
         if s.repeat > 1:
-            counts = self._runs.setdefault(result.test_name, [0, 0])
+            counts = self._runs.setdefault(tally.test_name, [0, 0])
             counts[0] += 1
-            counts[1] += int(result.passed)
-        if result.metrics_not_run or result.turns:  # else none to list
-            for name, reason in metrics_not_run(result).items():
-                entry = s.metrics_not_run.get(name)
-                if entry is None:
-                    s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
-                else:
-                    entry.tests += 1
-        for metric in result.metric_results:
-            name = metric.metric_name
+            counts[1] += int(tally.passed)
+        for name, reason in tally.metrics_not_run.items():
+            entry = s.metrics_not_run.get(name)
+            if entry is None:
+                s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
+            else:
+                entry.tests += 1
+        for name, score, dimension in tally.metrics:
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + 1
-            if metric.score is not None:
-                self._score_sums[name] = self._score_sums.get(name, 0.0) + metric.score
+            if score is not None:
+                self._score_sums[name] = self._score_sums.get(name, 0.0) + score
                 self._score_counts[name] = self._score_counts.get(name, 0) + 1
-                if metric.dimension:
-                    dim = metric.dimension
-                    self._dim_sums[dim] = self._dim_sums.get(dim, 0.0) + metric.score
-                    self._dim_counts[dim] = self._dim_counts.get(dim, 0) + 1
+                if dimension:
+                    self._dim_sums[dimension] = self._dim_sums.get(dimension, 0.0) + score
+                    self._dim_counts[dimension] = self._dim_counts.get(dimension, 0) + 1
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)

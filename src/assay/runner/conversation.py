@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import time
 import uuid
 from collections.abc import Sequence
@@ -55,6 +56,15 @@ def now_iso() -> str:
 
 _conversations = itertools.count(1)
 _PROCESS_TAG = uuid.uuid4().hex[:8]
+
+
+def _new_process_tag() -> None:
+    global _PROCESS_TAG
+    _PROCESS_TAG = uuid.uuid4().hex[:8]
+
+
+# a forked worker draws its own tag: else two workers would send the same session ids
+os.register_at_fork(after_in_child=_new_process_tag)
 
 
 def new_session_id(run_id: str) -> str:

@@ -45,7 +45,6 @@ from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.select import failed_tests, rerun_request, select_cases
 from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
-from assay.runner.tally import counted
 from assay.runner.writer import ResultWriter, encode_result
 from assay.store import Store
 from assay.store._lock import RunHolder
@@ -339,7 +338,7 @@ class RunJob:
             def on_encoded(item: Encoded) -> None:  # from a worker, tallied there
                 position, payload, tally = item
                 writer.add(position, payload)  # handed to the store before anyone sees it
-                builder.add(counted(tally))
+                builder.add_tally(tally)
                 if self.observer.on_result is None and not shown.keeps(tally.passed):
                     return  # nobody needs the whole result: it is not parsed back
                 result = TestResult.model_validate_json(payload)

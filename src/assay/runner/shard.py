@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import signal
 import sys
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
@@ -30,11 +29,10 @@ from typing import TYPE_CHECKING, Any
 from assay.cases.models import TestCase
 from assay.net.limits import share_limits
 from assay.results.models import TestResult
-from assay.runner import conversation
+from assay.results.rollup import Tally
 from assay.runner.conversation import CaseSettings
 from assay.runner.plan import RunPlan
 from assay.runner.scheduler import run_cases, run_one
-from assay.runner.tally import Tally
 from assay.runner.writer import encode_result
 from assay.secrets import REDACTOR
 
@@ -202,9 +200,6 @@ def work(spec: ShardSpec, inbox: Connection, outbox: Connection) -> int:
 
 def forked(spec: ShardSpec, read_fd: int, write_fd: int) -> int:
     """A worker forked from the driver (``assay.runner.forking``): it has the spec already."""
-    # the process's tag in agent session ids was drawn at import, in the driver: without a
-    # tag of its own, two workers would send the same session ids (one agent conversation)
-    conversation._PROCESS_TAG = uuid.uuid4().hex[:8]
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     return work(spec, inbox, outbox)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pickle
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
-from assay.results.rollup import SummaryBuilder, rollup_multi_turn, single_turn_result
-from assay.runner.tally import Tally, counted
+from assay.results.rollup import SummaryBuilder, Tally, rollup_multi_turn, single_turn_result
 
 NOW = "2026-11-30T00:00:00+00:00"
 
@@ -48,7 +47,7 @@ def test_a_tally_counts_as_its_result() -> None:
     for result in results():
         whole.add(result)
         tally = pickle.loads(pickle.dumps(Tally.of(result)))  # as a worker sends it
-        tallied.add(counted(tally))
+        tallied.add_tally(tally)
     summary = whole.build()
     assert {summary.passed, summary.not_run, summary.errored} == {2, 1}  # not all alike
     assert summary.total_turns == 4 + 2 * 2 and summary.token_usage.total_tokens == 5
