@@ -66,13 +66,15 @@ AGENTS = {"aiohttp": "mock_agent.py", "lean": "lean_agent.py"}
 
 def start_agent(latency_ms: float, agent: str = "aiohttp") -> tuple[subprocess.Popen[bytes], str]:
     """The mock agent on a free port: aiohttp's server (mock_agent.py) or the lean one
-    (lean_agent.py, a fraction of the CPU per request); its chat URL."""
+    (lean_agent.py, a fraction of the CPU per request); its chat URL. Waited for up to a
+    minute: on a loaded machine its start-up alone can take several seconds."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(HERE / AGENTS[agent]), str(port), str(latency_ms)])
     url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(f"{url}/health", timeout=0.5).read()
+            urllib.request.urlopen(f"{url}/health", timeout=1).read()
             return proc, f"{url}/chat"
         except OSError:
             time.sleep(0.05)

@@ -32,30 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_run import HERE, free_port
+from bench_run import start_agent
 
 PYTHON = sys.executable
 ASSAY = str(Path(sys.executable).parent / "assay")
-
-
-def start_agent() -> tuple[subprocess.Popen[bytes], str]:
-    """bench/mock_agent.py answering at once; waited for up to a minute (a loaded machine)."""
-    port = free_port()
-    agent = subprocess.Popen([PYTHON, str(HERE / "mock_agent.py"), str(port), "0"])
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/health", timeout=1).read()
-            return agent, f"{url}/chat"
-        except OSError:
-            time.sleep(0.1)
-    agent.kill()
-    raise SystemExit("the mock agent did not start")
 
 
 def _children_cpu() -> float:
@@ -117,7 +100,7 @@ def main() -> None:
         help="also time assay from this source tree (src/); repeatable",
     )
     args = parser.parse_args()
-    agent, url = start_agent()
+    agent, url = start_agent(0)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             times = measure(args.repeat, args.baseline_src, url, tmp)
