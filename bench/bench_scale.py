@@ -1,7 +1,9 @@
 """Benchmark ``assay run --workers N`` and ``--executor ray`` against the one-process bare
 aiohttp loop (bench/bare_loop.py), run in the same invocation against the same mock agent,
-interleaved, whole processes (start-up included). Figures are medians; ratios are
-assay's wall / the bare loop's (below 1.0: faster than one process can be).
+interleaved, whole processes (start-up included). Each round also runs ``floor_loop.py``:
+the bare loop plus the least a tool that stores every result must do (a JSON payload per
+result, a forked SQLite writer), a floor for what any harness costs. Figures are medians;
+ratios are assay's wall / the bare loop's (below 1.0: faster than one process can be).
 
     python bench/bench_scale.py                  # every scenario, 3 rounds each
     python bench/bench_scale.py --rounds 5 --only workers --agent lean
@@ -56,7 +58,7 @@ def scenario(
     agent_kind: str = "aiohttp",
 ) -> None:
     agent, url = start_agent(latency_ms, agent_kind)
-    walls: dict[str, list[float]] = {name: [] for name in ["bare loop", *ways]}
+    walls: dict[str, list[float]] = {name: [] for name in ["bare loop", "floor", *ways]}
     ratios: dict[str, list[float]] = {name: [] for name in walls}
     cpus: dict[str, list[float]] = {name: [] for name in walls}
     try:
@@ -69,6 +71,11 @@ def scenario(
                 walls["bare loop"].append(bare_wall)
                 cpus["bare loop"].append(bare_cpu)
                 ratios["bare loop"].append(1.0)
+                floor = [sys.executable, str(HERE / "floor_loop.py"), url, str(n), str(concurrency)]
+                floor_wall, floor_cpu, *_ = timed([*floor, f"{tmp}/floor.db"], tmp)
+                walls["floor"].append(floor_wall)
+                cpus["floor"].append(floor_cpu)
+                ratios["floor"].append(floor_wall / bare_wall)
                 for name, extra in ways.items():
                     wall, cpu, _, code, out = timed(
                         assay_args(data, url, concurrency, tmp, *extra), tmp
