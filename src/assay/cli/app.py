@@ -15,6 +15,7 @@ import typer.core
 import typer.main
 from rich.console import Console
 
+from assay.cli._gc import collector_paused
 from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
@@ -47,8 +48,9 @@ class LazyCommands(typer.core.TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            importlib.import_module(COMMAND_MODULES[cmd_name])
-            self.commands.update(_registered(cmd_name))
+            with collector_paused():
+                importlib.import_module(COMMAND_MODULES[cmd_name])
+                self.commands.update(_registered(cmd_name))
         return self.commands.get(cmd_name)
 
 
