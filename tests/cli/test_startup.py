@@ -14,8 +14,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer.main
 
 from tests.cli.conftest import RunCli
 from tests.targets.agent_server import agent_server
@@ -132,6 +134,36 @@ def test_help_lists_every_command_without_importing_heavy_packages(tmp_path: Pat
     assert "Run a suite and report per-turn results." in printed
     assert "Check judge metrics against human labels." in printed
     assert _loaded(modules, HEAVY) == []
+    # listed from COMMAND_HELP: no command's module, nor the options' models
+    assert [m for m in modules if m.startswith("assay.cli.")] == [
+        "assay.cli._gc",
+        "assay.cli._terminal",
+        "assay.cli.app",
+    ]
+    assert _loaded(modules, ("pydantic", "assay.run_options", "assay.config")) == []
+
+
+def test_the_help_listed_is_each_commands_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``COMMAND_HELP`` is what each command's module registers, and ``assay --help``
+    lists the commands as it would with every module imported."""
+    from typer.testing import CliRunner
+
+    from assay.cli.app import COMMAND_HELP, COMMAND_MODULES, app
+
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "NO_COLOR": "1"}
+    listed = runner.invoke(app, ["--help"], env=env)
+    assert listed.exit_code == 0
+    root: Any = typer.main.get_command(app)
+    ctx = root.context_class(root)
+    assert list(COMMAND_HELP) == list(COMMAND_MODULES)
+    for name, text in COMMAND_HELP.items():
+        assert root.get_command(ctx, name).help == text, name
+    # without COMMAND_HELP, the group lists the real commands
+    monkeypatch.setattr(sys.modules["assay.cli.app"], "COMMAND_HELP", {})
+    real = runner.invoke(app, ["--help"], env=env)
+    assert real.output == listed.output
+    assert "Check a dataset file and print its shape" in real.output
 
 
 def test_validate_imports_neither_the_store_nor_the_http_client(tmp_path: Path) -> None:
