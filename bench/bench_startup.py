@@ -18,8 +18,14 @@ one's, for a before/after in one invocation. Compile the tree (``python -m compi
 /tmp/base/src``) to compare imports alone; leave it uncompiled to include what compiling
 costs every process under PYTHONDONTWRITEBYTECODE=1.
 
+``--big N`` also times a run of N single-turn tests (concurrency 100) against a mock agent
+answering after 100 ms that logs when each request arrives: the seconds from the command's
+start to its first request, and from the last answer to its exit (what issue 15's wall
+target pays on top of the requests themselves).
+
     python bench/bench_startup.py              # medians of 5
     python bench/bench_startup.py --repeat 9 --baseline-src /tmp/base/src
+    python bench/bench_startup.py --big 5000 --baseline-src /tmp/base/src
 """
 
 from __future__ import annotations
@@ -32,10 +38,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_run import start_agent
+from bench_run import HERE, free_port, start_agent
 
 PYTHON = sys.executable
 ASSAY = str(Path(sys.executable).parent / "assay")
@@ -94,12 +101,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
+        "--big", type=int, default=0, help="also time a run of this many tests (see above)"
+    )
+    parser.add_argument(
         "--baseline-src",
         action="append",
         default=[],
         help="also time assay from this source tree (src/); repeatable",
     )
     args = parser.parse_args()
+    if args.big:
+        big(args.big, args.repeat, args.baseline_src)
+        return
     agent, url = start_agent(0)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -111,6 +124,62 @@ def main() -> None:
     for name, runs in times.items():
         walls, cpus = zip(*runs, strict=True)
         print(f"{name:40s} {statistics.median(walls):6.3f} s {statistics.median(cpus):6.3f} s")
+
+
+def big(n: int, repeat: int, baseline_src: list[str]) -> None:
+    """Start to first request, and last answer to exit, of an ``assay run`` of ``n`` tests."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "requests.log"
+        port = free_port()
+        agent = subprocess.Popen([PYTHON, str(HERE / "mock_agent.py"), str(port), "100", str(log)])
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}/health", timeout=1).read()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise SystemExit("the mock agent did not start") from None
+                    time.sleep(0.05)
+            data = Path(tmp) / "big.csv"
+            lines = "".join(f"what is {i} x 7?,{i * 7}\n" for i in range(n))
+            data.write_text("Question,Answer\n" + lines, encoding="utf-8")
+            trees: dict[str, str | None] = {"": None}
+            trees.update({f"{Path(src).parent.name}: ": src for src in baseline_src})
+            times: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
+            for _ in range(repeat):
+                for label, src in trees.items():
+                    times[label].append(_big_run(src, data, f"{url}/chat", log, tmp))
+        finally:
+            agent.kill()
+            agent.wait()
+    print(f"{'':40s} {'to first request':>16s} {'last answer to exit':>20s}  (medians)")
+    for label, runs in times.items():
+        first, tail = zip(*runs, strict=True)
+        name = f"{label}assay run ({n} tests)"
+        print(f"{name:40s} {statistics.median(first):14.3f} s {statistics.median(tail):18.3f} s")
+
+
+def _big_run(src: str | None, data: Path, url: str, log: Path, tmp: str) -> tuple[float, float]:
+    log.write_text("", encoding="utf-8")
+    store = Path(tmp) / f"store-{time.monotonic_ns()}.db"
+    argv = ("run", "--dataset", str(data), "--target", url, "--concurrency", "100", "--quiet")
+    started = time.time()
+    done = subprocess.run(
+        from_source(src, *argv, "--store", f"sqlite:///{store}"),
+        cwd=tmp,
+        capture_output=True,
+        check=False,
+    )
+    ended = time.time()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"assay run exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    records = [line.split("\t") for line in log.read_text(encoding="utf-8").splitlines() if line]
+    first = min(float(arrived) for _, arrived, _ in records)
+    last = max(float(answered) for _, _, answered in records)
+    return first - started, ended - last
 
 
 def measure(

@@ -14,6 +14,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
 
 from tests.cli.conftest import RunCli
 from tests.targets.agent_server import agent_server
@@ -114,7 +118,8 @@ def test_importing_the_cli_loads_no_command_and_nothing_heavy(tmp_path: Path) ->
     assert "assay.cli.app" in modules  # the check sees what it should
     assert _loaded(modules, HEAVY + RICH_HEAVY + UNNEEDED_BY_CLI) == []
     assert [m for m in modules if m.startswith("assay.cli.") and m != "assay.cli.app"] == [
-        "assay.cli._terminal"
+        "assay.cli._gc",
+        "assay.cli._terminal",
     ]
 
 
@@ -129,6 +134,36 @@ def test_help_lists_every_command_without_importing_heavy_packages(tmp_path: Pat
     assert "Run a suite and report per-turn results." in printed
     assert "Check judge metrics against human labels." in printed
     assert _loaded(modules, HEAVY) == []
+    # listed from COMMAND_HELP: no command's module, nor the options' models
+    assert [m for m in modules if m.startswith("assay.cli.")] == [
+        "assay.cli._gc",
+        "assay.cli._terminal",
+        "assay.cli.app",
+    ]
+    assert _loaded(modules, ("pydantic", "assay.run_options", "assay.config")) == []
+
+
+def test_the_help_listed_is_each_commands_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``COMMAND_HELP`` is what each command's module registers, and ``assay --help``
+    lists the commands as it would with every module imported."""
+    from typer.testing import CliRunner
+
+    from assay.cli.app import COMMAND_HELP, COMMAND_MODULES, app
+
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "NO_COLOR": "1"}
+    listed = runner.invoke(app, ["--help"], env=env)
+    assert listed.exit_code == 0
+    root: Any = typer.main.get_command(app)
+    ctx = root.context_class(root)
+    assert list(COMMAND_HELP) == list(COMMAND_MODULES)
+    for name, text in COMMAND_HELP.items():
+        assert root.get_command(ctx, name).help == text, name
+    # without COMMAND_HELP, the group lists the real commands
+    monkeypatch.setattr(sys.modules["assay.cli.app"], "COMMAND_HELP", {})
+    real = runner.invoke(app, ["--help"], env=env)
+    assert real.output == listed.output
+    assert "Check a dataset file and print its shape" in real.output
 
 
 def test_validate_imports_neither_the_store_nor_the_http_client(tmp_path: Path) -> None:
@@ -207,3 +242,68 @@ def test_a_judge_metric_loads_the_judge_tier_when_named(tmp_path: Path) -> None:
     assert "after equality False" in printed
     assert "correctness is assay.metrics.judge.quality" in printed
     assert "assay.metrics.judge" in modules
+
+
+def test_the_version_is_read_without_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``assay.version`` reads the installed METADATA itself: the same version
+    ``importlib.metadata`` gives, without its imports; a tree that was never installed (no
+    metadata found) still asks ``importlib.metadata``."""
+    from importlib.metadata import version
+
+    from assay import version as module
+
+    assert module._fast_version() == version("assay") == module.__version__
+    modules, printed = _modules_after(
+        "import assay.cli\nfrom assay.version import __version__\nprint(__version__)", tmp_path
+    )
+    assert printed.strip() == version("assay")
+    assert _loaded(modules, ("importlib.metadata", "email", "zipfile")) == []
+
+    site = tmp_path / "site"
+    (site / "assay-9.8.7.dist-info").mkdir(parents=True)
+    (site / "assay-9.8.7.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.4\nName: assay\nVersion: 9.8.7\n\nVersion: not this\n",
+        encoding="utf-8",
+    )
+    (site / "other-1.0.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(site)])
+    assert module._fast_version() == "9.8.7"
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(tmp_path)])
+    assert module._fast_version() is None  # nothing found: importlib.metadata decides
+    zipped = tmp_path / "eggs.zip"
+    zipped.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(zipped), str(site)])
+    assert module._fast_version() is None  # a zip first: importlib.metadata reads it
+
+
+def test_the_collector_is_paused_only_around_imports(tmp_path: Path) -> None:
+    """Importing the CLI (a test, a tool) leaves the collector on and freezes nothing; the
+    ``assay`` command's own process freezes what its imports made and runs with the
+    collector on; a collector disabled by the caller stays disabled."""
+    import gc
+
+    from assay.cli._gc import collector_paused
+
+    code = (
+        "import gc\nimport assay.cli\n"
+        "print('after import', gc.isenabled(), gc.get_freeze_count())\n"
+        "import sys\nsys.argv = ['assay', 'schema', 'nonsense']\n"
+        "try:\n    assay.cli.main()\nexcept SystemExit:\n    pass\n"
+        "print('after main', gc.isenabled(), gc.get_freeze_count() > 10000)\n"
+    )
+    _, printed = _modules_after(code, tmp_path)
+    assert "after import True 0" in printed
+    assert "after main True True" in printed
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -15,6 +15,7 @@ import typer.core
 import typer.main
 from rich.console import Console
 
+from assay.cli._gc import collector_paused
 from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
@@ -36,19 +37,54 @@ COMMAND_MODULES = {
     "agent": "assay.cli.agent",
     "judge": "assay.cli.judge",
 }
+# each command's help as its module registers it (its function's docstring; a test checks
+# they agree): what ``assay --help`` lists, without importing any command's module
+COMMAND_HELP = {
+    "run": "Run a suite and report per-turn results.",
+    "validate": "Check a dataset file and print its shape: MULTI-TURN or SINGLE-TURN, rows,\n"
+    "conversations, the columns used, and warnings.",
+    "report": "Render a stored run (`assay runs` lists their ids).",
+    "runs": "List the stored runs, latest first.",
+    "diff": "Compare two stored runs test by test and metric by metric, with a 95% interval "
+    "on the\npass-rate and mean-score changes; exit 1 on a regression.",
+    "serve": "Serve the web dashboard: upload and validate datasets, start runs and watch "
+    "them,\nread every turn, compare runs. Ctrl-C stops it; the runs it started are "
+    "interrupted,\nkeep what they finished, and can be resumed.",
+    "init": "Write a starter suite, agent stub, multi-turn CSV and CI workflow that pass at once.",
+    "import": "Convert another tool's tests into an assay suite, listing what could not be mapped.",
+    "schema": "Print the JSON Schema of a suite file or a result record.",
+    "demo": "Test the built-in travel agent with the example suite (no API key needed).",
+    "agent": "Serve a built-in agent to try assay against.",
+    "judge": "Check judge metrics against human labels.",
+}
 
 
 class LazyCommands(typer.core.TyperGroup):
     """The top-level group: it knows its commands by name (``COMMAND_MODULES``) and
-    imports a command's module only when that command is looked up."""
+    imports a command's module only when that command is looked up to run (or to show
+    its own help). Listing them in the group's help imports none: each is listed from
+    ``COMMAND_HELP``."""
+
+    _listing = False
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMAND_MODULES)
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            importlib.import_module(COMMAND_MODULES[cmd_name])
-            self.commands.update(_registered(cmd_name))
+            if self._listing and cmd_name in COMMAND_HELP:
+                # only its name and help are read: a stand-in, not kept
+                return typer.core.TyperCommand(name=cmd_name, help=COMMAND_HELP[cmd_name])
+            with collector_paused():
+                importlib.import_module(COMMAND_MODULES[cmd_name])
+                self.commands.update(_registered(cmd_name))
         return self.commands.get(cmd_name)
 
 

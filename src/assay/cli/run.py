@@ -15,6 +15,7 @@ from types import FrameType
 
 import typer
 
+from assay.cli._gc import collector_paused
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.report import FORMAT_NAMES
@@ -103,11 +104,17 @@ def run(
 ) -> None:
     """Run a suite and report per-turn results."""
     # imported here, not at start-up: `assay --help` lists this command without them
-    from assay.cli._gate import append_step_summary, print_verdict, read_gate, step_summary_file
-    from assay.cli._progress import execute_with_progress
-    from assay.cli.summary import exit_code, print_summary
-    from assay.runner import run_options
-    from assay.store import open_store
+    with collector_paused():
+        from assay.cli._gate import (
+            append_step_summary,
+            print_verdict,
+            read_gate,
+            step_summary_file,
+        )
+        from assay.cli._progress import execute_with_progress
+        from assay.cli.summary import exit_code, print_summary
+        from assay.runner import run_options
+        from assay.store import open_store
 
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
     options = run_options(given, spell=_flag)
