@@ -39,8 +39,9 @@ from typing import Any
 from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.storable import storable_json, unstorable
+from assay.store._bulk import bind_plainly
 from assay.store._lock import HEARTBEAT_S, RunHolder
-from assay.store._rows import Encoded
+from assay.store._rows import Encoded, Prepared, prepare_json
 
 BATCH_SIZE = 256
 MIN_GAP_S = 0.02  # between two commits: a result waits at most this long (and the commit)
@@ -50,7 +51,7 @@ GC_THRESHOLD = 20_000  # allocations between two young-generation collections, i
 _SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
-Item = tuple[int, TestResult | Encoded]
+Item = tuple[int, TestResult | Encoded | Prepared]
 
 
 def encode_result(result: TestResult) -> tuple[TestResult, str]:
@@ -69,9 +70,13 @@ def _why(exc: BaseException) -> str:
     return first if isinstance(exc, AssayError) else f"{type(exc).__name__}: {first}"
 
 
-def _decode(payload: bytes) -> Encoded:
-    """A handed-over result, with its JSON to store as it is; one that does not parse back
-    keeps its name, as an error."""
+def _decode(payload: bytes) -> Prepared | Encoded:
+    """A handed-over result, with its JSON to store as it is: its rows read straight from
+    the JSON when it is exactly what a valid result makes (``prepare_json``), else the
+    validated model; one that does not parse back keeps its name, as an error."""
+    prepared = prepare_json(payload)
+    if prepared is not None:
+        return prepared
     try:
         return Encoded(payload.decode(), TestResult.model_validate_json(payload))
     except ValueError as exc:
@@ -99,7 +104,7 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
         try:
             store.add_results(run_id, [(position, result)])
         except Exception as exc:
-            model = result.result if isinstance(result, Encoded) else result
+            model = result if isinstance(result, TestResult) else result.result
             store.add_results(run_id, [(position, unstorable(model, _why(exc)))])
             replaced.append(position)
     return replaced
@@ -148,6 +153,7 @@ def _writer_main(
         # over it, every 700 allocations by default, cost about 7 us per result.
         gc.freeze()
         gc.set_threshold(GC_THRESHOLD)
+        bind_plainly()
     written = 0
     replaced: list[int] = []
     try:
