@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from assay.results.models import TestResult
-from assay.runner.writer import _decode, encode_result
+from assay.runner.writer import _decode, encode_result, store_batch
 from assay.store import open_store
 from assay.store._rows import (
     METRIC_COLUMNS,
@@ -29,7 +29,7 @@ FIELDS = ("test_name", "repeat_index", "passed", "test", "turns", "metrics", "to
 
 
 def samples() -> list[TestResult]:
-    odd = single("odd ✓ \"quoted\" \\ back\tslash", passed=False, score=0.25, repeat=3)
+    odd = single('odd ✓ "quoted" \\ back\tslash', passed=False, score=0.25, repeat=3)
     assert odd.turns is None
     huge = odd.model_copy(
         update={
@@ -164,4 +164,37 @@ def test_the_writer_stores_the_bytes_and_types_the_model_path_stores(store_url: 
     assert by_model == by_json
     assert len(by_json["assay_test_results"]) == len(results)
     assert all(by_json.values())
+    store.close()
+
+
+@pytest.mark.parametrize("count", [1, 63, 64, 65, 131])
+def test_a_batch_of_any_size_stores_every_row_in_order(store_url: str, count: int) -> None:
+    """SQLite takes a batch's rows 64, 32, ... at a time: every row lands, once."""
+    store = open_store(store_url)
+    store.create_run(run_info("many"))
+    results = [single(f"t{i}", passed=i % 3 != 0) for i in range(count)]
+    handed = [(i, _decode(r.model_dump_json().encode())) for i, r in enumerate(results)]
+    store.add_results("many", handed)
+    rows = dump(store, "many")
+    assert sorted(int(row[0]) for row in rows["assay_test_results"]) == list(range(count))
+    for table in ("assay_turn_results", "assay_metric_results", "assay_tool_invocations"):
+        assert sorted(row[0] for row in rows[table]) == list(range(count))
+    [record] = store.list_runs()
+    assert (record.total, record.passed) == (count, sum(r.passed for r in results))
+    store.close()
+
+
+def test_a_refused_row_in_a_large_batch_costs_only_its_test(store_url: str) -> None:
+    store = open_store(store_url)
+    store.create_run(run_info("poison"))
+    payloads = [single(f"t{i}").model_dump_json() for i in range(100)]
+    data = json.loads(payloads[70])
+    data["token_usage"]["total_tokens"] = 2**70  # neither database holds it
+    payloads[70] = json.dumps(data)
+    assert store_batch(
+        store, "poison", [(i, _decode(p.encode())) for i, p in enumerate(payloads)]
+    ) == [70]
+    stored = {r.test_name: r for r in store.iter_results("poison")}
+    assert len(stored) == 100 and stored["t70"].status == "error"
+    assert all(r.status == "passed" for name, r in stored.items() if name != "t70")
     store.close()
