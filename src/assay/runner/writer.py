@@ -3,10 +3,12 @@ the agents spends no time (and holds no GIL) on the database.
 
 The loop makes each result storable and serialises it (``encode_result``), and hands the
 bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
-result is never held back waiting for others. A forked writer process parses them back
-(and stores the JSON as it came, never serialised again) and commits what it has at once,
-or MIN_GAP_S after its previous commit when results keep coming (batches of up to
-BATCH_SIZE), so a result is durable within about 50 ms of its test
+result is never held back waiting for others. A forked writer process validates each one
+as TestResult would and reads its rows from it without making the model
+(``store._rows.prepare_json``; one that does not validate takes the model's way, and
+becomes that test's error), stores the JSON as it came, never serialised again, and
+commits what it has at once, or MIN_GAP_S after its previous commit when results keep
+coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
 finishing and a run killed at any moment repeats, on resume, little more than the tests
 that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
 what is left in the pipe, stores it and exits.
