@@ -3,10 +3,12 @@ the agents spends no time (and holds no GIL) on the database.
 
 The loop makes each result storable and serialises it (``encode_result``), and hands the
 bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
-result is never held back waiting for others. A forked writer process parses them back
-(and stores the JSON as it came, never serialised again) and commits what it has at once,
-or MIN_GAP_S after its previous commit when results keep coming (batches of up to
-BATCH_SIZE), so a result is durable within about 50 ms of its test
+result is never held back waiting for others. A forked writer process validates each one
+as TestResult would and reads its rows from it without making the model
+(``store._rows.prepare_json``; one that does not validate takes the model's way, and
+becomes that test's error), stores the JSON as it came, never serialised again, and
+commits what it has at once, or MIN_GAP_S after its previous commit when results keep
+coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
 finishing and a run killed at any moment repeats, on resume, little more than the tests
 that were in flight (bench/bench_resume.py). If the run process dies, the writer reads
 what is left in the pipe, stores it and exits.
@@ -29,6 +31,7 @@ import contextlib
 import gc
 import json
 import multiprocessing
+import select
 import signal
 import threading
 import time
@@ -39,18 +42,22 @@ from typing import Any
 from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.storable import storable_json, unstorable
+from assay.store._bulk import bind_plainly
 from assay.store._lock import HEARTBEAT_S, RunHolder
-from assay.store._rows import Encoded
+from assay.store._rows import Encoded, Prepared, prepare_json
 
-BATCH_SIZE = 256
-MIN_GAP_S = 0.02  # between two commits: a result waits at most this long (and the commit)
+BATCH_SIZE = 512
+# between two commits: a result waits at most this long (and the commit), so it is durable
+# within about 50 ms; a batch's own cost (its statements, the commit's pages) is about 170 us
+# of CPU whatever its size, so the gap sets how often that is paid when results keep coming
+MIN_GAP_S = 0.04
 SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
 HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 GC_THRESHOLD = 20_000  # allocations between two young-generation collections, in the writer
 _SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
-Item = tuple[int, TestResult | Encoded]
+Item = tuple[int, TestResult | Encoded | Prepared]
 
 
 def encode_result(result: TestResult) -> tuple[TestResult, str]:
@@ -69,9 +76,13 @@ def _why(exc: BaseException) -> str:
     return first if isinstance(exc, AssayError) else f"{type(exc).__name__}: {first}"
 
 
-def _decode(payload: bytes) -> Encoded:
-    """A handed-over result, with its JSON to store as it is; one that does not parse back
-    keeps its name, as an error."""
+def _decode(payload: bytes) -> Prepared | Encoded:
+    """A handed-over result, with its JSON to store as it is: its rows read straight from
+    the JSON when it is exactly what a valid result makes (``prepare_json``), else the
+    validated model; one that does not parse back keeps its name, as an error."""
+    prepared = prepare_json(payload)
+    if prepared is not None:
+        return prepared
     try:
         return Encoded(payload.decode(), TestResult.model_validate_json(payload))
     except ValueError as exc:
@@ -99,13 +110,25 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
         try:
             store.add_results(run_id, [(position, result)])
         except Exception as exc:
-            model = result.result if isinstance(result, Encoded) else result
+            model = result if isinstance(result, TestResult) else result.result
             store.add_results(run_id, [(position, unstorable(model, _why(exc)))])
             replaced.append(position)
     return replaced
 
 
-def _read_ready(inbox: Connection, batch: list[Item]) -> bool:
+def _poller(inbox: Connection) -> Callable[[float], bool]:
+    """``inbox.poll``, without what it costs in Python each call (a selector made,
+    registered and closed: about 50 us, once per wake-up of the writer): one poll object
+    on the pipe, kept."""
+    if not hasattr(select, "poll"):
+        return inbox.poll
+    poller = select.poll()
+    poller.register(inbox.fileno(), select.POLLIN)
+    # readable, or the writing end closed (POLLHUP): recv_bytes then says EOF, as after poll
+    return lambda timeout: bool(poller.poll(timeout * 1000))
+
+
+def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], bool]) -> bool:
     """Add every result waiting in the pipe (up to BATCH_SIZE); False once the pipe closed
     (the run process ended, or died)."""
     while len(batch) < BATCH_SIZE:
@@ -116,7 +139,7 @@ def _read_ready(inbox: Connection, batch: list[Item]) -> bool:
         for record in chunk.split(_SEPARATOR):
             position, _, payload = record.partition(b" ")
             batch.append((int(position), _decode(payload)))
-        if not inbox.poll(0):
+        if not ready(0):
             break
     return True
 
@@ -148,20 +171,22 @@ def _writer_main(
         # over it, every 700 allocations by default, cost about 7 us per result.
         gc.freeze()
         gc.set_threshold(GC_THRESHOLD)
+        bind_plainly()
     written = 0
     replaced: list[int] = []
     try:
         store = open_store()
+        ready = _poller(inbox)
         batch: list[Item] = []
         deadline = last_commit = 0.0
         next_beat = time.monotonic() + HEARTBEAT_S
         open_pipe = True
         while open_pipe or batch:
             wait = max(0.0, (deadline if batch else next_beat) - time.monotonic())
-            if open_pipe and inbox.poll(wait):
+            if open_pipe and ready(wait):
                 if not batch:  # at once, unless the last commit was under MIN_GAP_S ago
                     deadline = max(time.monotonic(), last_commit + MIN_GAP_S)
-                open_pipe = _read_ready(inbox, batch)
+                open_pipe = _read_ready(inbox, batch, ready)
                 if len(batch) < BATCH_SIZE and open_pipe and time.monotonic() < deadline:
                     continue
             if batch:

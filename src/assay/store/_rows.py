@@ -3,15 +3,35 @@
 Rows are tuples in the order of their table's ``*_COLUMNS``, handed to the database as they
 are (``_bulk.bulk_insert``): no per-row parameter processing. The two JSON columns (a turn's
 ``errors``, a tool call's ``args``) hold ``json.dumps`` text, as SQLAlchemy's JSON type and
-psycopg's ``Json`` made it."""
+psycopg's ``Json`` made it.
+
+A result is ``Prepared`` before its batch's transaction: its rows but for the leading values
+only the transaction knows (the test's id; the run's id and the position). From a model
+(``prepare``), or straight from its JSON (``prepare_json``, the run's writer): a result's
+JSON that is exactly what ``model_dump_json`` makes of a valid TestResult, every field there
+with a value of the type it is validated to, gives the rows the validated model would, at a
+fraction of the cost of validating it; anything else (a missing or unknown field, a type
+that validation would convert or refuse, attached files) gives None, and the caller
+validates it the usual way."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
-from typing import Any, overload
+from json import encoder as _json_encoder
+from operator import itemgetter
+from typing import Any, NamedTuple, overload
 
-from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
+from pydantic_core import SchemaValidator
+
+from assay.results.models import (
+    MetricResult,
+    TestResult,
+    TokenUsage,
+    ToolInvocation,
+    TurnResult,
+)
 
 Row = tuple[Any, ...]
 
@@ -71,6 +91,28 @@ TOOL_COLUMNS = (
 
 _to_json = json.dumps  # what SQLAlchemy's JSON type and psycopg's Json call: the same text
 # (an empty list or object, the usual case, written without the call)
+# json.dumps's text, without building an encoder per call (json.dumps does): for values
+# parsed from JSON (never cyclic, nothing json.dumps could not write); json.dumps's defaults
+_make_encoder = getattr(_json_encoder, "c_make_encoder", None)  # None: no C accelerator
+_ENCODE = (
+    None
+    if _make_encoder is None
+    else _make_encoder(
+        None,
+        json.JSONEncoder().default,
+        _json_encoder.encode_basestring_ascii,
+        None,
+        ": ",
+        ", ",
+        False,
+        False,
+        True,
+    )
+)
+
+
+def _parsed_to_json(value: Any) -> str:
+    return json.dumps(value) if _ENCODE is None else "".join(_ENCODE(value, 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +126,32 @@ class Encoded:
     @classmethod
     def of(cls, result: TestResult) -> Encoded:
         return cls(result.model_dump_json(), result)
+
+
+class Prepared(NamedTuple):
+    """A result ready to store: its key, its JSON (the payload) and its rows, each without
+    its leading values (a test row: id, run id, position; the others: the test's id)."""
+
+    test_name: str
+    repeat_index: int
+    passed: bool
+    test: Row
+    turns: list[Row]
+    metrics: list[Row]
+    tools: list[Row]
+    source: TestResult | None = None  # the model, when prepared from one
+
+    @property
+    def payload(self) -> str:
+        payload: str = self.test[-1]
+        return payload
+
+    @property
+    def result(self) -> TestResult:
+        """The model (validated from the payload when prepared from JSON: it is valid)."""
+        if self.source is not None:
+            return self.source
+        return TestResult.model_validate_json(self.payload)
 
 
 @overload
@@ -100,27 +168,7 @@ def _tokens(usage: TokenUsage | None) -> int | None:
     return usage.total_tokens if usage is not None else None
 
 
-def test_row(test_id: int, run_id: str, position: int, encoded: Encoded) -> Row:
-    result = encoded.result
-    return (
-        test_id,
-        run_id,
-        position,
-        clean(result.test_name),
-        result.repeat_index,
-        result.test_type,
-        result.status,
-        result.passed,
-        result.tools_matched,
-        result.execution_time_ms,
-        _tokens(result.token_usage),
-        len(result.errors),
-        result.timestamp,
-        encoded.payload,
-    )
-
-
-def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
+def _turn_row(source: TestResult | TurnResult) -> Row:
     """A turn's row; a result without a ``turns`` list is stored as its own turn 0."""
     if isinstance(source, TurnResult):
         index, text, response, skipped = (
@@ -132,7 +180,6 @@ def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
     else:
         index, text, response, skipped = 0, source.test_input, source.agent_response, False
     return (
-        test_id,
         index,
         clean(text),
         clean(response),
@@ -146,9 +193,8 @@ def _turn_row(test_id: int, source: TestResult | TurnResult) -> Row:
     )
 
 
-def _metric_row(test_id: int, seq: int, turn: int | None, metric: MetricResult) -> Row:
+def _metric_row(seq: int, turn: int | None, metric: MetricResult) -> Row:
     return (
-        test_id,
         seq,
         turn,
         clean(metric.metric_name),
@@ -163,9 +209,8 @@ def _metric_row(test_id: int, seq: int, turn: int | None, metric: MetricResult) 
     )
 
 
-def _tool_row(test_id: int, turn: int, index: int, call: ToolInvocation) -> Row:
+def _tool_row(turn: int, index: int, call: ToolInvocation) -> Row:
     return (
-        test_id,
         turn,
         index,
         clean(call.name),
@@ -176,23 +221,187 @@ def _tool_row(test_id: int, turn: int, index: int, call: ToolInvocation) -> Row:
     )
 
 
-def child_rows(
-    test_id: int, result: TestResult, turns: list[Row], metrics: list[Row], tools: list[Row]
-) -> None:
-    """Append the turn, metric and tool-invocation rows of one stored result. A single-turn
-    result's metrics are stored at test level only (turn_index NULL), like every rolled-up
-    result; a multi-turn result's turns add their own, with their turn_index."""
+def prepare(payload: str, result: TestResult) -> Prepared:
+    """The rows of a result (its JSON given: stored as it is). A single-turn result's
+    metrics are stored at test level only (turn_index NULL), like every rolled-up result; a
+    multi-turn result's turns add their own, with their turn_index."""
+    turns: list[Row] = []
+    metrics: list[Row] = []
+    tools: list[Row] = []
     seq = 0
     for metric in result.metric_results:
-        metrics.append(_metric_row(test_id, seq, None, metric))
+        metrics.append(_metric_row(seq, None, metric))
         seq += 1
     for source in result.turns or (result,):
-        row = _turn_row(test_id, source)
+        row = _turn_row(source)
         turns.append(row)
-        turn_index = row[1]
+        turn_index = row[0]
         for i, call in enumerate(source.tool_invocations):
-            tools.append(_tool_row(test_id, turn_index, i, call))
+            tools.append(_tool_row(turn_index, i, call))
         if isinstance(source, TurnResult):
             for metric in source.metric_results:
-                metrics.append(_metric_row(test_id, seq, turn_index, metric))
+                metrics.append(_metric_row(seq, turn_index, metric))
                 seq += 1
+    test = (
+        clean(result.test_name),
+        result.repeat_index,
+        result.test_type,
+        result.status,
+        result.passed,
+        result.tools_matched,
+        result.execution_time_ms,
+        _tokens(result.token_usage),
+        len(result.errors),
+        result.timestamp,
+        payload,
+    )
+    return Prepared(
+        result.test_name, result.repeat_index, result.passed, test, turns, metrics, tools, result
+    )
+
+
+# -- straight from the JSON ---------------------------------------------------------------
+
+
+def _as_dicts(schema: Any) -> Any:
+    """A core schema with every model in it replaced by a typed dict of the same fields: the
+    same validation (each field's own schema, its default, extra fields forbidden as the
+    model's config says), but plain dicts out instead of model instances. Raises
+    ValueError for a model this does not know how to mirror exactly."""
+    if isinstance(schema, list):
+        return [_as_dicts(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("type") == "model":
+        inner = schema["schema"]
+        config = schema.get("config", {})
+        if (
+            inner.get("type") != "model-fields"
+            or inner.get("computed_fields")
+            or schema.get("custom_init")
+            or schema.get("root_model")
+            or schema.get("post_init")
+            or set(config) - {"extra_fields_behavior", "title"}
+            or set(schema)
+            - {"type", "cls", "schema", "custom_init", "root_model", "config"}
+            - {"ref", "metadata"}
+            or set(inner) - {"type", "fields", "model_name", "computed_fields"}
+        ):
+            raise ValueError(f"cannot mirror {schema.get('cls')}")
+        fields = {}
+        for name, field in inner["fields"].items():
+            if set(field) - {"type", "schema", "metadata"} or field["type"] != "model-field":
+                raise ValueError(f"cannot mirror the field {name}")
+            fields[name] = {
+                "type": "typed-dict-field",
+                "schema": _as_dicts(field["schema"]),
+                "required": field["schema"]["type"] != "default",
+            }
+        mirrored: dict[str, Any] = {
+            "type": "typed-dict",
+            "fields": fields,
+            "extra_behavior": config.get("extra_fields_behavior", "ignore"),
+        }
+        if "ref" in schema:
+            mirrored["ref"] = schema["ref"]
+        return mirrored
+    return {
+        key: value if key in ("metadata", "default", "cls") else _as_dicts(value)
+        for key, value in schema.items()
+    }
+
+
+@functools.cache
+def _dict_validator() -> SchemaValidator | None:
+    """Made when first needed (about 0.5 ms: only the writer's process needs it)."""
+    try:
+        return SchemaValidator(_as_dicts(TestResult.__pydantic_core_schema__))
+    except Exception:  # a pydantic this does not know: every result takes the model path
+        return None
+
+
+_NUL = (b"\\u0000", b"\x00")  # a NUL character in JSON text, escaped (or not: not JSON)
+_TEST_ROW = itemgetter(*TEST_COLUMNS[3:10])  # test_name ... execution_time_ms
+_TEST_TURN = itemgetter("test_input", "agent_response", "ground_truth", "passed")
+_TEST_REST = itemgetter(
+    "tools_matched",
+    "execution_time_ms",
+    "token_usage",
+    "errors",
+    "timestamp",
+    "metric_results",
+    "tool_invocations",
+    "turns",
+)
+_TURN_ROW = itemgetter(*TURN_COLUMNS[1:9])  # turn_index ... execution_time_ms
+_TURN_REST = itemgetter("token_usage", "errors", "tool_invocations", "metric_results")
+_METRIC_ROW = itemgetter(*METRIC_COLUMNS[3:])  # metric_name ... reasoning
+_TOOL_ROW = itemgetter("name", "args", "bytes", "duration_ms", "error")
+
+
+def _tool_rows(calls: list[dict[str, Any]], turn: int, tools: list[Row]) -> None:
+    for i, call in enumerate(calls):
+        name, args, size, duration, error = _TOOL_ROW(call)
+        text = _parsed_to_json(args) if args else "{}"
+        tools.append((turn, i, name, text, size, duration, error))
+
+
+def _metric_rows(metrics: list[dict[str, Any]], turn: int | None, rows: list[Row], seq: int) -> int:
+    for metric in metrics:
+        rows.append((seq, turn, *_METRIC_ROW(metric)))
+        seq += 1
+    return seq
+
+
+def _from_dict(data: dict[str, Any], payload: str) -> Prepared:
+    """``prepare`` of the validated result, from its fields as a dict."""
+    matched, elapsed, usage, errors, timestamp, measured, calls, listed = _TEST_REST(data)
+    tokens = usage["total_tokens"] if usage is not None else None
+    turns: list[Row] = []
+    metrics: list[Row] = []
+    tools: list[Row] = []
+    seq = _metric_rows(measured, None, metrics, 0) if measured else 0
+    if listed:
+        for turn in listed:
+            row = _TURN_ROW(turn)
+            turn_usage, turn_errors, turn_calls, turn_measured = _TURN_REST(turn)
+            turns.append(
+                (
+                    *row,
+                    turn_usage["total_tokens"] if turn_usage is not None else None,
+                    _parsed_to_json(turn_errors) if turn_errors else "[]",
+                )
+            )
+            _tool_rows(turn_calls, row[0], tools)
+            seq = _metric_rows(turn_measured, row[0], metrics, seq)
+    else:  # stored as its own turn 0
+        turns.append(
+            (
+                0,
+                *_TEST_TURN(data),
+                False,
+                matched,
+                elapsed,
+                tokens,
+                _parsed_to_json(errors) if errors else "[]",
+            )
+        )
+        _tool_rows(calls, 0, tools)
+    test = (*_TEST_ROW(data), tokens, len(errors), timestamp, payload)
+    return tuple.__new__(Prepared, (test[0], test[1], test[4], test, turns, metrics, tools, None))
+
+
+def prepare_json(payload: bytes) -> Prepared | None:
+    """``prepare`` of a result's JSON as TestResult validates it, without making the
+    model: validated by the same schema into plain dicts (``_as_dicts``), and the rows read
+    from those. None when it does not validate, or holds a NUL character (both left to the
+    model path: its error, its ``clean``)."""
+    validator = _dict_validator()
+    if validator is None or _NUL[0] in payload or _NUL[1] in payload:
+        return None
+    try:
+        text = payload.decode()
+        data = validator.validate_json(payload)
+    except ValueError:  # not UTF-8, or not valid: ValidationError is a ValueError
+        return None
+    return _from_dict(data, text)

@@ -45,9 +45,9 @@ from assay.store._rows import (
     TOOL_COLUMNS,
     TURN_COLUMNS,
     Encoded,
+    Prepared,
     Row,
-    child_rows,
-    test_row,
+    prepare,
 )
 from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
@@ -56,14 +56,28 @@ MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
 
 
-def _insert(writer: BatchWriter, run_id: str, fresh: list[tuple[int, Encoded]]) -> None:
+def _prepared(result: TestResult | Encoded | Prepared) -> Prepared:
+    if isinstance(result, Prepared):
+        return result
+    if isinstance(result, Encoded):
+        return prepare(result.payload, result.result)
+    return prepare(result.model_dump_json(), result)
+
+
+def _insert(writer: BatchWriter, run_id: str, fresh: list[tuple[int, Prepared]]) -> None:
     rows: list[Row] = []
     turns: list[Row] = []
     metrics: list[Row] = []
     tools: list[Row] = []
+    passed = 0
     for test_id, (position, result) in zip(writer.reserve_ids(len(fresh)), fresh, strict=True):
-        rows.append(test_row(test_id, run_id, position, result))
-        child_rows(test_id, result.result, turns, metrics, tools)
+        rows.append((test_id, run_id, position, *result.test))
+        turns += [(test_id, *row) for row in result.turns]
+        if result.metrics:
+            metrics += [(test_id, *row) for row in result.metrics]
+        if result.tools:
+            tools += [(test_id, *row) for row in result.tools]
+        passed += result.passed
     # no RETURNING needed: the ids are known
     for table, columns, batch in (
         (test_results, TEST_COLUMNS, rows),
@@ -73,7 +87,7 @@ def _insert(writer: BatchWriter, run_id: str, fresh: list[tuple[int, Encoded]]) 
     ):
         if batch:
             writer.insert(table.name, columns, batch)
-    writer.add_counts(run_id, len(fresh), sum(1 for _, result in fresh if result.result.passed))
+    writer.add_counts(run_id, len(fresh), passed)
 
 
 def _check_status(status: str) -> None:
@@ -150,17 +164,23 @@ class Store:
 
     @_db_errors
     @_retry_disconnect
-    def add_results(self, run_id: str, results: Sequence[tuple[int, TestResult | Encoded]]) -> None:
-        """Store ``(position, result)`` pairs in one transaction; a result is a TestResult
-        or its JSON already made (``Encoded``: what the run's writer hands over, stored as
-        it is). A result whose (test_name, repeat_index) is already stored for this run is
-        skipped, so writing a result twice (a resume, a retry) stores it once; a connection
-        lost on the way is replaced and the batch written again, once."""
-        batch: dict[tuple[str, int], tuple[int, Encoded]] = {}
+    def add_results(
+        self, run_id: str, results: Sequence[tuple[int, TestResult | Encoded | Prepared]]
+    ) -> None:
+        """Store ``(position, result)`` pairs in one transaction; a result is a TestResult,
+        or its JSON already made (``Encoded``: stored as it is), or its rows already made
+        (``Prepared``: what the run's writer hands over). A result whose (test_name,
+        repeat_index) is already stored for this run is skipped, so writing a result twice
+        (a resume, a retry) stores it once; a connection lost on the way is replaced and
+        the batch written again, once."""
+        batch: dict[tuple[str, int], tuple[int, TestResult | Encoded | Prepared]] = {}
         for position, result in results:
-            encoded = result if isinstance(result, Encoded) else Encoded.of(result)
-            key = (encoded.result.test_name, encoded.result.repeat_index)
-            batch.setdefault(key, (position, encoded))
+            if isinstance(result, Prepared):
+                key = (result.test_name, result.repeat_index)
+            else:
+                model = result.result if isinstance(result, Encoded) else result
+                key = (model.test_name, model.repeat_index)
+            batch.setdefault(key, (position, result))
         if not batch:
             return
         with _write(self._writable()) as conn, conn.begin():
@@ -168,7 +188,11 @@ class Store:
             if not writer.lock_run(run_id):
                 raise RunNotFound(run_id, self.url)
             stored = writer.stored_keys(run_id, batch)
-            fresh = [item for key, item in batch.items() if key not in stored]
+            fresh = [
+                (position, _prepared(result))
+                for key, (position, result) in batch.items()
+                if key not in stored
+            ]
             if fresh:
                 _insert(writer, run_id, fresh)
 
