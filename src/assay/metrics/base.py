@@ -179,16 +179,19 @@ class Metric(ABC, Generic[OptionsT]):
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
-        return await _inline_or_threaded(self._inline(_turn_size(ctx)), self.run_sync, ctx)
+        return await _inline_or_threaded(self._inline(turn_size(ctx)), self.run_sync, ctx)
 
     def _inline(self, size: int) -> bool:
         return not self.isolated and size <= INLINE_LIMIT_CHARS
 
-    def scores_inline(self, ctx: MetricContext) -> bool:
+    def scores_inline(self, ctx: MetricContext, size: int | None = None) -> bool:
         """Whether ``evaluate(ctx)`` runs to its end without waiting on anything (this
         class's own ``evaluate`` on a small input): no time limit could stop it, so the
-        runner sets none (an ``asyncio.timeout`` costs more than such a metric)."""
-        return type(self).evaluate is Metric.evaluate and self._inline(_turn_size(ctx))
+        runner sets none (an ``asyncio.timeout`` costs more than such a metric).
+        ``size``: ``turn_size(ctx)``, when the caller has it."""
+        if type(self).evaluate is not Metric.evaluate:
+            return False
+        return self._inline(turn_size(ctx) if size is None else size)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
         return self._scored(lambda: self.measure(ctx))
@@ -245,8 +248,10 @@ def _options_class(arg: Any) -> type[MetricOptions]:
     return arg
 
 
-def _turn_size(ctx: MetricContext) -> int:
-    return len(ctx.response or "") + _tools_size(ctx.tool_invocations)
+def turn_size(ctx: MetricContext) -> int:
+    """How much a turn metric reads: its response and tool results, in characters."""
+    calls = ctx.tool_invocations
+    return len(ctx.response or "") + (_tools_size(calls) if calls else 0)
 
 
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:
