@@ -210,3 +210,27 @@ def test_the_summary_counts_a_result_as_it_counts_its_tally() -> None:
     built = direct.build()
     assert list(built.metrics_evaluated) == ["b", "a"]  # first evaluated, first listed
     assert list(built.average_scores) == ["b", "a"] and list(built.dimensions) == ["d", "e"]
+
+
+def test_a_status_hook_reads_the_status_only() -> None:
+    from assay.runner.observer import Observer, StatusHook
+
+    seen: list[str] = []
+    observer = Observer(on_result=StatusHook(seen.append))
+    assert not observer.wants_results and Observer(on_result=seen.append).wants_results
+    result = TestResult(
+        test_name="t", test_type="single_turn", test_input="q", passed=False, status="failed",
+        execution_time_ms=0, timestamp="t",
+    )  # fmt: skip
+    observer.finished(result)
+    observer.finished_status("u", "passed")
+    assert seen == ["failed", "passed"]
+
+    def broken(status: str) -> None:
+        raise ValueError(status)
+
+    failing = Observer(on_result=StatusHook(broken))
+    failing.finished_status("u", "error")
+    failing.finished_status("v", "passed")  # not called again
+    assert isinstance(failing.error, ValueError) and str(failing.error) == "error"
+    assert failing._where == "on_result hook (given test 'u')"
