@@ -109,6 +109,8 @@ async def test_a_single_turn_result_is_what_the_two_steps_made(test: Any, outcom
     fast = await run_case(case, _Target(outcome), SETTINGS)
     assert case.type == "single_turn"
     assert _json(fast) == _json(await _two_steps(case, _Target(outcome)))
+    assert list(fast.__dict__) == list(TestResult.model_fields)  # the JSON's field order
+    assert fast == TestResult.model_validate(dict(fast.__dict__))
 
 
 async def test_a_reply_that_does_not_validate_fails_as_it_did() -> None:
