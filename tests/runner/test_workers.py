@@ -241,3 +241,24 @@ def test_an_unreachable_agent_fails_the_run_once(tmp_path: Path) -> None:
     done = run(tmp_path, "run", "suite.yaml", "--workers", "2")
     assert done.returncode == 3, done.stderr
     assert done.stderr.count("cannot reach") == 1 and "worker" not in done.stderr.split("\n", 1)[1]
+
+
+def test_a_status_hook_gets_every_status_from_workers(tmp_path: Path, agent: AgentServer) -> None:
+    """A hook that reads only the status (the progress bar's) is told each worker result's
+    status, which the driver has without parsing the result back."""
+    from collections import Counter
+
+    import assay
+    from assay.runner.observer import StatusHook
+
+    write_suite(tmp_path, agent.chat_url, single=30, multi=10)
+    statuses: list[str] = []
+    report = assay.run(
+        tmp_path / "suite.yaml",
+        workers=2,
+        store=f"sqlite:///{tmp_path}/status.db",
+        on_result=StatusHook(statuses.append),
+    )
+    summary = report.summary
+    assert len(statuses) == summary.total_tests == 40
+    assert Counter(statuses)["passed"] == summary.passed

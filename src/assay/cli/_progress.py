@@ -14,7 +14,7 @@ from assay.api import execute
 from assay.results.models import TestResult
 from assay.results.rollup import StatusCounts
 from assay.run_options import RunOptions
-from assay.runner.observer import RunStart
+from assay.runner.observer import RunStart, StatusHook
 from assay.runner.outcome import JobOutcome
 from assay.store import Store
 
@@ -91,8 +91,12 @@ class RunProgress:
         return self.done / elapsed if elapsed > 0 else 0.0
 
     def advance(self, result: TestResult) -> None:
+        self.advance_status(result.status)
+
+    def advance_status(self, status: str) -> None:
+        """One more test finished, with this status (all the bar reads of a result)."""
         self.done += 1
-        self.counts = self.counts.add(result.status)
+        self.counts = self.counts.add(status)
         if not self.enabled:
             return
         if self._bar is not None and self._task is not None:
@@ -137,7 +141,7 @@ def execute_with_progress(
             store_url=store_url,
             resume=resume,
             on_start=progress.start,
-            on_result=progress.advance,
+            on_result=StatusHook(progress.advance_status),  # a status: nothing parsed back
         )
     finally:
         progress.stop()

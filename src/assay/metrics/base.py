@@ -21,7 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
 from assay._isolation import describe, in_daemon_thread
-from assay.results.models import MetricKind, MetricResult, TokenUsage, ToolInvocation
+from assay.results.models import (
+    METRIC_KINDS,
+    MetricKind,
+    MetricResult,
+    TokenUsage,
+    ToolInvocation,
+    prevalidated,
+)
 
 if TYPE_CHECKING:
     from assay.metrics.tools.assertions import ExpectedTool
@@ -179,16 +186,19 @@ class Metric(ABC, Generic[OptionsT]):
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
-        return await _inline_or_threaded(self._inline(_turn_size(ctx)), self.run_sync, ctx)
+        return await _inline_or_threaded(self._inline(turn_size(ctx)), self.run_sync, ctx)
 
     def _inline(self, size: int) -> bool:
         return not self.isolated and size <= INLINE_LIMIT_CHARS
 
-    def scores_inline(self, ctx: MetricContext) -> bool:
+    def scores_inline(self, ctx: MetricContext, size: int | None = None) -> bool:
         """Whether ``evaluate(ctx)`` runs to its end without waiting on anything (this
         class's own ``evaluate`` on a small input): no time limit could stop it, so the
-        runner sets none (an ``asyncio.timeout`` costs more than such a metric)."""
-        return type(self).evaluate is Metric.evaluate and self._inline(_turn_size(ctx))
+        runner sets none (an ``asyncio.timeout`` costs more than such a metric).
+        ``size``: ``turn_size(ctx)``, when the caller has it."""
+        if type(self).evaluate is not Metric.evaluate:
+            return False
+        return self._inline(turn_size(ctx) if size is None else size)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
         return self._scored(lambda: self.measure(ctx))
@@ -205,8 +215,13 @@ class Metric(ABC, Generic[OptionsT]):
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
         threshold = self.threshold
         passed = outcome.passed
+        score = outcome.score
         if passed is None:
-            passed = outcome.score >= threshold if threshold is not None else outcome.score >= 1
+            passed = score >= threshold if threshold is not None else score >= 1
+        if not extra:
+            made = _prevalidated_result(self, outcome, threshold, passed, started)
+            if made is not None:
+                return made
         return MetricResult(
             metric_name=self.label,
             kind=self.kind,
@@ -245,8 +260,64 @@ def _options_class(arg: Any) -> type[MetricOptions]:
     return arg
 
 
-def _turn_size(ctx: MetricContext) -> int:
-    return len(ctx.response or "") + _tools_size(ctx.tool_invocations)
+_RESULT_GIVEN = frozenset(
+    (
+        "metric_name",
+        "kind",
+        "dimension",
+        "score",
+        "threshold",
+        "passed",
+        "reasoning",
+        "details",
+        "evaluation_time_ms",
+    )
+)
+
+
+def _prevalidated_result(
+    metric: Metric, outcome: Score, threshold: Any, passed: Any, started: float
+) -> MetricResult | None:
+    """``Metric.result``'s MetricResult without validating it, when every value is already
+    of its field's exact type (a deterministic metric's usual Score); else None."""
+    label, kind, dimension = metric.label, metric.kind, metric.dimension
+    score, reasoning, details = outcome.score, outcome.reasoning, outcome.details
+    if not (
+        type(score) is float
+        and type(passed) is bool
+        and type(label) is str
+        and (threshold is None or type(threshold) is float)
+        and (reasoning is None or type(reasoning) is str)
+        and (dimension is None or type(dimension) is str)
+        and kind in METRIC_KINDS
+    ):
+        return None
+    if details is not None:
+        if type(details) is not dict or not all(type(k) is str for k in details):
+            return None
+        details = dict(details)  # validation copies it too
+    values = {
+        "metric_name": label,
+        "kind": kind,
+        "score": score,
+        "threshold": threshold,
+        "passed": passed,
+        "scale": "0-1",
+        "error": None,
+        "retry_count": 0,
+        "evaluation_time_ms": round((time.perf_counter() - started) * 1000, 3),
+        "model_used": None,
+        "reasoning": reasoning,
+        "dimension": dimension,
+        "details": details,
+    }
+    return prevalidated(MetricResult, values, set(_RESULT_GIVEN))
+
+
+def turn_size(ctx: MetricContext) -> int:
+    """How much a turn metric reads: its response and tool results, in characters."""
+    calls = ctx.tool_invocations
+    return len(ctx.response or "") + (_tools_size(calls) if calls else 0)
 
 
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:

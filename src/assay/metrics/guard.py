@@ -29,6 +29,23 @@ async def score_turn_metric(
     )
 
 
+def score_inline(metric: Metric, ctx: MetricContext) -> MetricResult | str:
+    """``score_turn_metric`` for a metric that scores inline (``Metric.scores_inline``):
+    what ``evaluate`` would do, called without a coroutine; the same guard."""
+    started = time.perf_counter()
+    try:
+        reason = metric.missing_input(ctx)
+        if reason:
+            return reason
+        result = metric.run_sync(ctx)  # what Metric.evaluate runs on a small input
+        if not isinstance(result, MetricResult):
+            raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
+        return result
+    except BaseException as exc:  # anything at all: this metric's error
+        reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
+        return metric.failure(describe(exc), started)
+
+
 async def score_test_metric(
     metric: Metric, conv: ConversationContext, limit_s: float
 ) -> MetricResult | str:

@@ -6,7 +6,7 @@ reporters render them and the dashboard serves them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -79,6 +79,26 @@ class MetricResult(_Record):
     reasoning: str | None = None
     dimension: str | None = None
     details: dict[str, Any] | None = None
+
+
+METRIC_KINDS = frozenset(get_args(MetricKind))
+_M = TypeVar("_M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def prevalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
+    """A model made as validation makes it, without validating: ``values`` holds every field,
+    in field order, each already of exactly its field's type (the caller checked, and takes
+    the validating constructor otherwise); ``given``: the fields a caller would have passed.
+    For the few records made once per turn, where validation costs more than the turn's
+    other bookkeeping; ``model_construct`` costs more still."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", given)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
 
 
 class ArgMatchDetail(_Record):

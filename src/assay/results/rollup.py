@@ -25,6 +25,7 @@ from assay.results.models import (
 )
 
 TURN_SEPARATOR = "\n---\n"
+_VERDICT = ("passed", "status")
 NOTHING_CHECKED = "not run: nothing to check: no expected answer, tools or metric ran"
 
 
@@ -48,11 +49,17 @@ def checked(result: TestResult) -> bool:
     """Whether anything on the test could have failed it: a metric that ran and gave a
     verdict (an expected answer is compared by a metric such as ``equality``), or a tool
     assertion that was evaluated, on any turn or over the whole test."""
-    turns = result.turns or []
-    metrics = [*result.metric_results, *(m for t in turns for m in t.metric_results)]
-    if any(m.passed is not None and m.error is None for m in metrics):
+    for m in result.metric_results:
+        if m.passed is not None and m.error is None:
+            return True
+    turns = result.turns or ()
+    for turn in turns:
+        for m in turn.metric_results:
+            if m.passed is not None and m.error is None:
+                return True
+    if result.tools_matched is not None:
         return True
-    return any(a is not None for a in (result.tools_matched, *(t.tools_matched for t in turns)))
+    return any(t.tools_matched is not None for t in turns)
 
 
 def metrics_not_run(result: TestResult) -> dict[str, str]:
@@ -96,18 +103,23 @@ def settle(result: TestResult) -> TestResult:
     # a not_run result's only error is its reason (it had no others, or it would not be
     # not_run), so it does not count as an error of the agent
     errors = [] if was_not_run else result.errors
-    if result.turns and result.test_type != "goal":
-        passed = all(t.passed for t in result.turns)
+    turns, goal = result.turns, result.test_type == "goal"
+    if turns and not goal:
+        passed = all(t.passed for t in turns)
     else:  # a single turn's verdict, as given (a not_run result's was a pass), and §3
         passed = (was_not_run or result.passed) and not errors
         passed = passed and result.tools_matched is not False
-    if result.test_type == "goal":
+    if goal:
         # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics):
         # an agent error on a turn is shown to the judge, not a verdict of its own. Checks
         # written on its scripted opening turns still count.
-        opening = [m for t in result.turns or () for m in t.metric_results]
+        opening = [m for t in turns or () for m in t.metric_results]
         passed = passed and all(m.passed is not False for m in opening)
-    passed = passed and all(m.passed is not False for m in result.metric_results)
+    if passed:
+        for m in result.metric_results:
+            if m.passed is False:
+                passed = False
+                break
     if passed and not checked(result):
         result.passed, result.status = False, "not_run"
         if not was_not_run or not result.errors or nothing_checked(result):
@@ -115,7 +127,11 @@ def settle(result: TestResult) -> TestResult:
         return result
     if was_not_run:
         result.errors = []
-    result.passed, result.status = passed, status_of(passed, result.errors)
+    status = "passed" if passed else "error" if result.errors else "failed"  # status_of
+    # set as the model's __setattr__ sets them (it has no validate_assignment), for less
+    fields = result.__dict__
+    fields["passed"], fields["status"] = passed, status
+    result.__pydantic_fields_set__.update(_VERDICT)
     return result
 
 
@@ -332,10 +348,10 @@ class SummaryBuilder:
         self._turns = 0
         self._time_ms = 0
         self._runs: dict[str, list[int]] = {}  # test name -> [runs, passed], with --repeat
-        self._score_sums: dict[str, float] = {}
-        self._score_counts: dict[str, int] = {}
-        self._dim_sums: dict[str, float] = {}
-        self._dim_counts: dict[str, int] = {}
+        self._repeat = repeat
+        self._evaluated: dict[str, int] = {}  # metric name -> results
+        self._scores: dict[str, list[Any]] = {}  # metric name -> [sum of scores, count]
+        self._dims: dict[str, list[Any]] = {}  # dimension -> [sum of scores, count]
 
     @property
     def counts(self) -> StatusCounts:
@@ -348,36 +364,94 @@ class SummaryBuilder:
         )
 
     def add(self, result: TestResult) -> None:
-        self.add_tally(Tally.of(result))
+        """Count a result (``add_tally(Tally.of(result))``, without the tally)."""
+        usage = result.token_usage
+        self._count(
+            result.test_name,
+            result.status,
+            result.passed,
+            len(result.turns) if result.turns else 0,
+            result.execution_time_ms,
+            None
+            if usage is None
+            else (
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens,
+                usage.cache_creation_tokens,
+                usage.cache_read_tokens,
+            ),
+            metrics_not_run(result) if result.metrics_not_run or result.turns else None,
+        )
+        for m in result.metric_results:
+            self._metric(m.metric_name, m.score, m.dimension)
 
     def add_tally(self, tally: Tally) -> None:
         """Count a result by its tally (what a worker process sends with the result's JSON,
         so the run's process need not parse it back)."""
-        s = self.summary
-        self._statuses[tally.status] += 1
-        self._turns += tally.turns or 1
-        self._time_ms += tally.execution_time_ms
-        if tally.tokens is not None:
-            for i, count in enumerate(tally.tokens):
-                self._tokens[i] += count
-        if s.repeat > 1:
-            counts = self._runs.setdefault(tally.test_name, [0, 0])
-            counts[0] += 1
-            counts[1] += int(tally.passed)
-        for name, reason in tally.metrics_not_run.items():
-            entry = s.metrics_not_run.get(name)
-            if entry is None:
-                s.metrics_not_run[name] = NotRun(tests=1, reason=reason)
-            else:
-                entry.tests += 1
+        self._count(
+            tally.test_name,
+            tally.status,
+            tally.passed,
+            tally.turns,
+            tally.execution_time_ms,
+            tally.tokens,
+            tally.metrics_not_run,
+        )
         for name, score, dimension in tally.metrics:
-            s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + 1
-            if score is not None:
-                self._score_sums[name] = self._score_sums.get(name, 0.0) + score
-                self._score_counts[name] = self._score_counts.get(name, 0) + 1
-                if dimension:
-                    self._dim_sums[dimension] = self._dim_sums.get(dimension, 0.0) + score
-                    self._dim_counts[dimension] = self._dim_counts.get(dimension, 0) + 1
+            self._metric(name, score, dimension)
+
+    def _count(
+        self,
+        test_name: str,
+        status: str,
+        passed: bool,
+        turns: int,
+        execution_time_ms: int,
+        tokens: tuple[int, int, int, int, int] | None,
+        not_run: dict[str, str] | None,
+    ) -> None:
+        self._statuses[status] += 1
+        self._turns += turns or 1
+        self._time_ms += execution_time_ms
+        if tokens is not None:
+            counts = self._tokens
+            prompt, completion, total, cache_creation, cache_read = tokens
+            counts[0] += prompt
+            counts[1] += completion
+            counts[2] += total
+            counts[3] += cache_creation
+            counts[4] += cache_read
+        if self._repeat > 1:
+            runs = self._runs.setdefault(test_name, [0, 0])
+            runs[0] += 1
+            runs[1] += int(passed)
+        if not_run:
+            listed = self.summary.metrics_not_run
+            for name, reason in not_run.items():
+                entry = listed.get(name)
+                if entry is None:
+                    listed[name] = NotRun(tests=1, reason=reason)
+                else:
+                    entry.tests += 1
+
+    def _metric(self, name: str, score: float | None, dimension: str | None) -> None:
+        evaluated = self._evaluated
+        evaluated[name] = evaluated.get(name, 0) + 1
+        if score is not None:
+            scores = self._scores.get(name)
+            if scores is None:
+                self._scores[name] = [score, 1]
+            else:
+                scores[0] += score
+                scores[1] += 1
+            if dimension:
+                dims = self._dims.get(dimension)
+                if dims is None:
+                    self._dims[dimension] = [score, 1]
+                else:
+                    dims[0] += score
+                    dims[1] += 1
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
@@ -388,12 +462,12 @@ class SummaryBuilder:
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
         s.errored, s.not_run = counts.errored, counts.not_run
         s.pass_rate = s.passed / s.total_tests if s.total_tests else None
-        s.average_scores = {
-            name: self._score_sums[name] / count for name, count in self._score_counts.items()
-        }
+        for name, count in self._evaluated.items():
+            s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + count
+        s.average_scores = {name: total / count for name, (total, count) in self._scores.items()}
         s.dimensions = {
-            dim: {"mean": self._dim_sums[dim] / count, "count": count}
-            for dim, count in self._dim_counts.items()
+            dim: {"mean": total / count, "count": count}
+            for dim, (total, count) in self._dims.items()
         }
         if self._runs:
             s.repeats = {

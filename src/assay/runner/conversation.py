@@ -11,15 +11,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from assay._isolation import describe
 from assay.cases.models import TestCase, Turn
 from assay.config import DEFAULT_METRIC_TIMEOUT_S, DEFAULT_TURN_TIMEOUT_S
 from assay.errors import SessionLost, TargetError
-from assay.metrics.base import ConversationContext, Exchange, MetricContext
-from assay.metrics.guard import score_test_metric, score_turn_metric
+from assay.metrics.base import ConversationContext, Exchange, MetricContext, turn_size
+from assay.metrics.guard import score_inline, score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
-from assay.results.rollup import rollup_multi_turn, settle, single_turn_result, turn_passed
+from assay.results.rollup import rollup_multi_turn, settle, single_turn_result
 from assay.runner.deadlines import turn_deadline
 from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
 
@@ -98,8 +100,12 @@ async def score_turn(
     )
     results: list[MetricResult] = []
     not_run: dict[str, str] = {}
+    size = turn_size(ctx) if turn.metrics else 0
     for metric in turn.metrics:
-        outcome = await score_turn_metric(metric, ctx, settings.metric_timeout_s)
+        if metric.scores_inline(ctx, size):  # nothing to wait on: no coroutine, no limit
+            outcome = score_inline(metric, ctx)
+        else:
+            outcome = await score_turn_metric(metric, ctx, settings.metric_timeout_s)
         if isinstance(outcome, str):
             not_run[metric.label] = outcome
         else:
@@ -151,6 +157,33 @@ class AgentConversation:
         if self.lost is not None:
             self.turns.append(skipped_turn(index, turn, self.lost))
             return self.turns[-1]
+        reply, errors, partial, latency_ms = await self._ask(turn, index)
+        case, exchanges, settings = self.case, self.exchanges, self.settings
+        fields = await _turn_fields(
+            case, index, turn, reply, errors, partial, latency_ms, exchanges, settings
+        )
+        result = TurnResult(**fields)
+        self.turns.append(result)
+        self._remember(turn, reply, latency_ms)
+        return result
+
+    async def send_only(self, turn: Turn, started: str, repeat_index: int) -> TestResult:
+        """A single-turn test's one turn, straight into its TestResult (the contract's
+        single-turn result is its turn's fields at case level): no TurnResult is built,
+        and nothing is kept for later turns but what test-scoped metrics read."""
+        reply, errors, partial, latency_ms = await self._ask(turn, 0)
+        fields = await _turn_fields(
+            self.case, 0, turn, reply, errors, partial, latency_ms, (), self.settings
+        )
+        if self.case.test_metrics:
+            self._remember(turn, reply, latency_ms)
+        return _single_turn_test(self.case, fields, started, repeat_index)
+
+    async def _ask(
+        self, turn: Turn, index: int
+    ) -> tuple[Reply | None, list[str], Reply | None, float]:
+        """Send one turn: the reply (None when the turn failed), the turn's errors, what a
+        failed turn did before it failed, and the latency."""
         request = TurnRequest(
             input=turn.input,
             session_id=self.session_id,
@@ -184,12 +217,10 @@ class AgentConversation:
             self.lost = (
                 f"{MAX_CONSECUTIVE_FAILURES} failed turns in a row (turns {index - 1}, {index})"
             )
-        result = await _turn_result(
-            self.case, index, turn, reply, errors, latency_ms, self.exchanges, self.settings
-        )
-        if partial is not None:
-            _keep_what_was_done(result, partial)
-        self.turns.append(result)
+        return reply, errors, partial, latency_ms
+
+    def _remember(self, turn: Turn, reply: Reply | None, latency_ms: float) -> None:
+        """The turn as the next turn (its history) and the metrics (its exchange) see it."""
         self.messages.append(Message("user", turn.input, turn.attachments))
         response = reply.text if reply else None
         if reply is not None:  # a tool-only reply is still the assistant's turn
@@ -205,7 +236,6 @@ class AgentConversation:
                 reply.token_usage if reply else None,
             )
         )
-        return result
 
     async def close(self) -> None:
         await self.session.close()
@@ -217,17 +247,22 @@ async def run_case(
     """Run a single-turn or scripted multi-turn case (goal cases: see ``assay.simulation``)."""
     started = now_iso()
     conversation = AgentConversation(case, target, settings)
+    single = case.type == "single_turn" and len(case.turns) == 1
     try:
-        for turn in case.turns:
-            await conversation.send(turn)
+        if single:
+            result = await conversation.send_only(case.turns[0], started, repeat_index)
+        else:
+            for turn in case.turns:
+                await conversation.send(turn)
     finally:
         await conversation.close()
-    turns = conversation.turns
-    extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
-    if case.type == "single_turn":
-        result = single_turn_result(case.name, turns[0], started, **extra)
-    else:
-        result = rollup_multi_turn(case.name, turns, started, **extra)
+    if not single:
+        turns = conversation.turns
+        extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
+        if case.type == "single_turn":
+            result = single_turn_result(case.name, turns[0], started, **extra)
+        else:
+            result = rollup_multi_turn(case.name, turns, started, **extra)
     if case.test_metrics:
         await score_conversation(case, conversation.exchanges, result, settings)
     return result
@@ -254,53 +289,92 @@ async def score_conversation(
     settle(result)  # test-scoped metrics decide the pass, and can be all that was checked
 
 
-def _keep_what_was_done(result: TurnResult, partial: Reply) -> None:
-    """A failed turn still records the tool calls it made and the tokens it spent."""
-    result.tool_calls = [c.name for c in partial.tool_invocations]
-    result.tool_invocations = partial.tool_invocations
-    result.token_usage = partial.token_usage
-
-
-async def _turn_result(
+async def _turn_fields(
     case: TestCase,
     index: int,
     turn: Turn,
     reply: Reply | None,
     errors: list[str],
+    partial: Reply | None,
     latency_ms: float,
     history: Sequence[Exchange],
     settings: CaseSettings,
-) -> TurnResult:
-    common = {
+) -> dict[str, Any]:
+    """A sent turn's TurnResult fields, scored by its metrics, ``passed`` decided."""
+    fields: dict[str, Any] = {
         "turn_index": index,
         "input": turn.input,
         "ground_truth": turn.ground_truth,
         "expected_tools": expected_tools_json(turn),
         "execution_time_ms": round(latency_ms),
         "errors": errors,
-        "processed_files": [ProcessedFile(**a.record()) for a in turn.attachments],
+        "processed_files": [ProcessedFile(**a.record()) for a in turn.attachments]
+        if turn.attachments
+        else [],
     }
     if reply is None:
-        not_run = {m.label: "the turn failed" for m in turn.metrics}
-        return TurnResult(passed=False, metrics_not_run=not_run, **common)
+        fields["passed"] = False
+        fields["metrics_not_run"] = {m.label: "the turn failed" for m in turn.metrics}
+        if partial is not None:  # a failed turn still records the calls made, tokens spent
+            fields["tool_calls"] = [c.name for c in partial.tool_invocations]
+            fields["tool_invocations"] = partial.tool_invocations
+            fields["token_usage"] = partial.token_usage
+        return fields
     check = check_expected_tools(turn.expected_tools, reply.tool_invocations)
     metric_results, not_run = await score_turn(
         case, index, turn, reply, tuple(history), latency_ms, settings
     )
     ttft = reply.time_to_first_token_ms
-    result = TurnResult(
-        passed=False,
-        response=reply.text,
-        tool_calls=[c.name for c in reply.tool_invocations],
-        tool_invocations=reply.tool_invocations,
-        tools_matched=check.tools_matched,
-        arg_match_details=check.arg_match_details,
-        tool_mismatches=check.mismatches,
-        metric_results=metric_results,
-        metrics_not_run=not_run,
-        token_usage=reply.token_usage,
-        time_to_first_token_ms=None if ttft is None else round(ttft),
-        **common,
+    fields["passed"] = (  # the pass rule of contract §3 (``turn_passed``)
+        not errors
+        and check.tools_matched is not False
+        and all(m.passed is not False for m in metric_results)
     )
-    result.passed = turn_passed(result)
-    return result
+    fields["response"] = reply.text
+    fields["tool_calls"] = [c.name for c in reply.tool_invocations]
+    fields["tool_invocations"] = reply.tool_invocations
+    fields["tools_matched"] = check.tools_matched
+    fields["arg_match_details"] = check.arg_match_details
+    fields["tool_mismatches"] = check.mismatches
+    fields["metric_results"] = metric_results
+    fields["metrics_not_run"] = not_run
+    fields["token_usage"] = reply.token_usage
+    fields["time_to_first_token_ms"] = None if ttft is None else round(ttft)
+    return fields
+
+
+def _single_turn_test(
+    case: TestCase, fields: dict[str, Any], started: str, repeat_index: int
+) -> TestResult:
+    """``single_turn_result`` of the TurnResult ``fields`` make, validated once instead of
+    twice. Fields that do not validate take the two steps, which raise what they raised."""
+    get = fields.get
+    try:
+        result = TestResult(
+            test_name=case.name,
+            test_type="single_turn",
+            test_input=fields["input"],
+            agent_response=get("response"),
+            processed_files=fields["processed_files"],
+            tool_calls=get("tool_calls", []),
+            tool_invocations=get("tool_invocations", []),
+            expected_tools=fields["expected_tools"],
+            tools_matched=get("tools_matched"),
+            arg_match_details=get("arg_match_details"),
+            ground_truth=fields["ground_truth"],
+            metric_results=get("metric_results", []),
+            metrics_not_run=fields["metrics_not_run"],
+            passed=fields["passed"],
+            execution_time_ms=fields["execution_time_ms"],
+            time_to_first_token_ms=get("time_to_first_token_ms"),
+            token_usage=get("token_usage"),
+            errors=fields["errors"],
+            timestamp=started,
+            repeat_index=repeat_index,
+            tags=list(case.tags),
+        )
+    except ValidationError:
+        turn = TurnResult(**fields)
+        extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
+        return single_turn_result(case.name, turn, started, **extra)
+    return settle(result)

@@ -339,8 +339,10 @@ class RunJob:
                 position, payload, tally = item
                 writer.add(position, payload)  # handed to the store before anyone sees it
                 builder.add_tally(tally)
-                if self.observer.on_result is None and not shown.keeps(tally.passed):
-                    return  # nobody needs the whole result: it is not parsed back
+                if not self.observer.wants_results and not shown.keeps(tally.passed):
+                    # nobody needs the whole result: it is not parsed back
+                    self.observer.finished_status(tally.test_name, tally.status)
+                    return
                 result = TestResult.model_validate_json(payload)
                 shown.add(position, result)
                 self.observer.finished(result)

@@ -35,6 +35,18 @@ OnStart = Callable[[RunStart], object]
 OnResult = Callable[[TestResult], object]
 
 
+class StatusHook:
+    """An ``on_result`` hook that reads only each result's status (a progress bar): given
+    this, a run on worker processes tells it the status the worker sent instead of parsing
+    every result back to hand it over."""
+
+    def __init__(self, on_status: Callable[[str], object]) -> None:
+        self.on_status = on_status
+
+    def __call__(self, result: TestResult) -> object:
+        return self.on_status(result.status)
+
+
 class Observer:
     """Calls the caller's hooks; remembers the first exception one raises instead of
     letting it reach the run."""
@@ -51,6 +63,20 @@ class Observer:
                 self.on_start(start)
             except Exception as exc:
                 self._failed(exc, "on_start hook")
+
+    @property
+    def wants_results(self) -> bool:
+        """Whether a hook reads more of a result than its status (``StatusHook``)."""
+        return self.on_result is not None and not isinstance(self.on_result, StatusHook)
+
+    def finished_status(self, test_name: str, status: str) -> None:
+        """``finished`` for a ``StatusHook``, from a result's name and status alone."""
+        hook = self.on_result
+        if isinstance(hook, StatusHook) and self.error is None:
+            try:
+                hook.on_status(status)
+            except Exception as exc:
+                self._failed(exc, f"on_result hook (given test {test_name!r})")
 
     def finished(self, result: TestResult) -> None:
         if self.on_result is not None and self.error is None:

@@ -342,18 +342,47 @@ def _plain_tree(value: Any, room: int) -> bool:
         return False
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or not _plain_tree(item, room - 1):
+            if type(key) is not str:
+                return False
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue  # the usual leaf, checked without a call
+            if not _plain_tree(item, room - 1):
                 return False
         return True
     if kind is list or kind is tuple:
-        return all(_plain_tree(item, room - 1) for item in value)
+        for item in value:
+            kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            if not _plain_tree(item, room - 1):
+                return False
+        return True
     return False
+
+
+_Checks = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_checks: dict[type[BaseModel], _Checks | None] = {}
+
+
+def _checks_of(cls: type[BaseModel]) -> _Checks | None:
+    """``_checked_fields(cls)``, or None when the model has none of them to check (token
+    usage, a processed file): looked up once per class."""
+    try:
+        return _checks[cls]
+    except KeyError:
+        fields = _checked_fields(cls)
+        found = _checks[cls] = fields if any(fields) else None
+        return found
 
 
 def _plain_free_form(model: BaseModel) -> bool:
     """Whether every free-form value in ``model`` and the models it holds is a plain tree,
     and every float finite."""
-    free_form, floats, nested = _checked_fields(type(model))
+    checks = _checks_of(type(model))
+    if checks is None:
+        return True
+    free_form, floats, nested = checks
     fields = model.__dict__
     for name in free_form:
         value = fields[name]
@@ -365,7 +394,7 @@ def _plain_free_form(model: BaseModel) -> bool:
             return False
     for name in nested:
         value = fields[name]
-        if value is None:
+        if not value:  # None, or an empty list
             continue
         if type(value) is list:
             for item in value:
