@@ -198,9 +198,12 @@ class EndpointLimiter:
         """Take a slot without waiting, when that needs no wait at all: a slot is free, no
         one is queued and no rate limit applies (``leave`` gives it back). False: nothing
         was taken, ``async with`` (or ``await __aenter__``) must wait its turn."""
-        state = self._state()
-        slots = state.slots
-        if state.bucket is None and not slots.waiters and slots._free():
+        if self.requests_per_minute is not None:
+            return False
+        last = self._last
+        state = last[1] if last is not None and last[0]() is asyncio.get_running_loop() else None
+        slots = (state or self._state()).slots
+        if not slots.waiters and (self.max_in_flight is None or slots.in_use < self.max_in_flight):
             slots.in_use += 1
             return True
         return False

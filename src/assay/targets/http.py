@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
@@ -329,6 +329,17 @@ class HttpTarget(ClientTarget):
 
     async def exchange(self, request: TurnRequest, session_id: str) -> tuple[Reply, str | None]:
         """One turn: render, send (with retries), read the reply."""
+        try:
+            return await self._send(request, session_id)
+        except RequestFailed as exc:
+            raise self.failure(exc, request.turn_index) from None
+
+    def _send(
+        self, request: TurnRequest, session_id: str
+    ) -> Coroutine[Any, Any, tuple[Reply, str | None]]:
+        """The request rendered, and the coroutine that sends it (``send_request``'s): the
+        caller awaits it, without a coroutine of this method's between (``RequestFailed``
+        is the caller's to map, by ``failure``)."""
         if request.files and not self.uses_files:
             raise TargetError(
                 f"this turn attaches {len(request.files)} file(s) but the http target's "
@@ -372,24 +383,21 @@ class HttpTarget(ClientTarget):
                 return Reply(text=raw.decode("utf-8", "replace")), None
             return mapping.reply(decode_json(raw, url), url)
 
-        try:
-            return await send_request(
-                self.client,
-                self._method,
-                url,
-                read=read,
-                policy=self.retry,
-                limiter=self.limiter,
-                timeout_s=self.timeout_s,
-                max_reply_bytes=self.max_reply_bytes,
-                idle_timeout=stream,
-                headers=headers,
-                data=data,
-                params=params,
-                request_url=self._request_url,
-            )
-        except RequestFailed as exc:
-            raise self.failure(exc, request.turn_index) from None
+        return send_request(
+            self.client,
+            self._method,
+            url,
+            read=read,
+            policy=self.retry,
+            limiter=self.limiter,
+            timeout_s=self.timeout_s,
+            max_reply_bytes=self.max_reply_bytes,
+            idle_timeout=stream,
+            headers=headers,
+            data=data,
+            params=params,
+            request_url=self._request_url,
+        )
 
     def failure(self, exc: RequestFailed, turn_index: int) -> TargetError:
         if exc.kind == "status" and exc.status in SESSION_GONE_STATUSES:
@@ -416,8 +424,12 @@ class _HttpSession(AgentSession):
         self.agent_session_id: str | None = None  # the id the agent returned, when mapped
 
     async def send(self, request: TurnRequest) -> Reply:
-        session_id = self.agent_session_id or request.session_id
-        reply, returned = await self.target.exchange(request, session_id)
+        target = self.target
+        try:  # HttpTarget.exchange, one coroutine fewer
+            session_id = self.agent_session_id or request.session_id
+            reply, returned = await target._send(request, session_id)
+        except RequestFailed as exc:
+            raise target.failure(exc, request.turn_index) from None
         if returned is not None:
             self.agent_session_id = returned
         return reply
