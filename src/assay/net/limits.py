@@ -151,6 +151,8 @@ class EndpointLimiter:
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
+        # the state of the loop used last (a run uses one): found without a weak lookup
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopState] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -171,14 +173,46 @@ class EndpointLimiter:
                 if state.bucket is not None and rpm is not None:
                     state.bucket.set_rate(rpm / 60.0)
 
-    def _state(self) -> _LoopState:
+    def _loop_state(self) -> _LoopState | None:
+        """The running loop's state, when it has one."""
         loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         state = self._states.get(loop)
+        if state is not None:
+            self._last = (weakref.ref(loop), state)
+        return state
+
+    def _state(self) -> _LoopState:
+        state = self._loop_state()
         if state is None:
+            loop = asyncio.get_running_loop()
             state = self._states[loop] = _LoopState(self)
+            self._last = (weakref.ref(loop), state)
         if state.bucket is None and self.requests_per_minute is not None:
             state.bucket = _TokenBucket(self.requests_per_minute / 60.0, self.clock)
         return state
+
+    def enter_nowait(self) -> bool:
+        """Take a slot without waiting, when that needs no wait at all: a slot is free, no
+        one is queued and no rate limit applies (``leave`` gives it back). False: nothing
+        was taken, ``async with`` (or ``await __aenter__``) must wait its turn."""
+        if self.requests_per_minute is not None:
+            return False
+        last = self._last
+        state = last[1] if last is not None and last[0]() is asyncio.get_running_loop() else None
+        slots = (state or self._state()).slots
+        if not slots.waiters and (self.max_in_flight is None or slots.in_use < self.max_in_flight):
+            slots.in_use += 1
+            return True
+        return False
+
+    def leave(self) -> None:
+        """Give back the slot taken by ``enter_nowait`` or ``__aenter__``."""
+        state = self._loop_state()
+        if state is not None:
+            state.slots.release()
 
     async def __aenter__(self) -> None:
         state = self._state()
@@ -196,13 +230,11 @@ class EndpointLimiter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        state = self._states.get(asyncio.get_running_loop())
-        if state is not None:
-            state.slots.release()
+        self.leave()
 
     def in_flight(self) -> int:
         """Requests holding a slot on the running loop."""
-        state = self._states.get(asyncio.get_running_loop())
+        state = self._loop_state()
         return 0 if state is None else state.slots.in_use
 
 

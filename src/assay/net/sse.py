@@ -15,10 +15,11 @@ from typing import Any
 from assay.net.body import ReplyBody
 
 DONE = "[DONE]"  # OpenAI's end-of-stream marker
+EVENT_STREAM = "text/event-stream"
 
 
 def is_event_stream(body: ReplyBody) -> bool:
-    return body.content_type == "text/event-stream"
+    return body.content_type == EVENT_STREAM
 
 
 async def sse_data(chunks: AsyncIterable[bytes]) -> AsyncIterator[str]:

@@ -19,11 +19,14 @@ from typing import Any
 from assay.net.reply_fields import expect_object, token_count
 from assay.results.models import TokenUsage
 
-# (usage, key, path of usage) -> the count; raises for a value that is not one
+# (usage, key, path of usage) -> the count; raises for a value that is not one; an absent
+# key counts 0
 Count = Callable[[Mapping[str, Any], str, str], int]
 
-_ANTHROPIC = ("input_tokens", "output_tokens")
-_OPENAI = ("prompt_tokens", "completion_tokens")
+# TokenUsage(**fields), the same model, without the keyword-argument detour of __init__
+_token_usage: Callable[[dict[str, int]], TokenUsage] = (
+    TokenUsage.__pydantic_validator__.validate_python
+)
 
 
 def read_usage(
@@ -32,29 +35,38 @@ def read_usage(
     """``raw`` (a reply's ``usage`` object) as TokenUsage, whichever API's names it uses.
     ``count`` reads one counter: by default strictly (``MalformedReply`` for anything but a
     whole number from 0 to 2**53)."""
-    if any(k in raw for k in _ANTHROPIC) and not any(k in raw for k in _OPENAI):
+    if ("input_tokens" in raw or "output_tokens" in raw) and not (
+        "prompt_tokens" in raw or "completion_tokens" in raw
+    ):
         fresh = count(raw, "input_tokens", path)
         created = count(raw, "cache_creation_input_tokens", path)
         read = count(raw, "cache_read_input_tokens", path)
         output = count(raw, "output_tokens", path)
         prompt = fresh + created + read
-        return TokenUsage(
-            prompt_tokens=prompt,
-            completion_tokens=output,
-            total_tokens=count(raw, "total_tokens", path) or prompt + output,
-            cache_creation_tokens=created,
-            cache_read_tokens=read,
+        return _token_usage(
+            {
+                "prompt_tokens": prompt,
+                "completion_tokens": output,
+                "total_tokens": count(raw, "total_tokens", path) or prompt + output,
+                "cache_creation_tokens": created,
+                "cache_read_tokens": read,
+            }
         )
     prompt = count(raw, "prompt_tokens", path)
     completion = count(raw, "completion_tokens", path)
-    details_path = f"{path}.prompt_tokens_details"
-    details = expect_object(raw.get("prompt_tokens_details"), details_path, optional=True)
-    return TokenUsage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=count(raw, "total_tokens", path) or prompt + completion,
-        cache_creation_tokens=count(raw, "cache_creation_tokens", path),
-        cache_read_tokens=(
-            count(details, "cached_tokens", details_path) or count(raw, "cache_read_tokens", path)
-        ),
+    details = raw.get("prompt_tokens_details")
+    if details is not None:
+        details_path = f"{path}.prompt_tokens_details"
+        details = expect_object(details, details_path)
+    total = count(raw, "total_tokens", path) or prompt + completion
+    created = count(raw, "cache_creation_tokens", path)
+    cached = 0 if details is None else count(details, "cached_tokens", details_path)
+    return _token_usage(
+        {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": total,
+            "cache_creation_tokens": created,
+            "cache_read_tokens": cached or count(raw, "cache_read_tokens", path),
+        }
     )

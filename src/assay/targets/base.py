@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,14 +112,18 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
         args = item.get("args", item.get("arguments")) or {}
         if isinstance(args, str):  # OpenAI-style JSON-encoded arguments
             args = _decoded_arguments(args, f"tool_invocations[{i}].args")
+        result = item.get("result")
+        error = item.get("error")
         try:
-            call = ToolInvocation(
-                name=item["name"],
-                args=args if isinstance(args, dict) else {"_value": args},
-                result=item.get("result"),
-                bytes=result_bytes(item.get("result")),  # assay measures it, always
-                duration_ms=item.get("duration_ms"),
-                error=None if item.get("error") is None else str(item.get("error")),
+            call = _tool_invocation(
+                {
+                    "name": item["name"],
+                    "args": args if isinstance(args, dict) else {"_value": args},
+                    "result": result,
+                    "bytes": result_bytes(result),  # assay measures it, always
+                    "duration_ms": item.get("duration_ms"),
+                    "error": None if error is None else str(error),
+                }
             )
         except ValidationError as exc:
             problem = exc.errors(include_url=False)[0]
@@ -129,6 +133,12 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
             ) from None
         calls.append(call)
     return calls
+
+
+# ToolInvocation(**fields), the same model, without the keyword-argument detour of __init__
+_tool_invocation: Callable[[dict[str, Any]], ToolInvocation] = (
+    ToolInvocation.__pydantic_validator__.validate_python
+)
 
 
 def _decoded_arguments(text: str, where: str) -> Any:

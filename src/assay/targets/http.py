@@ -15,10 +15,13 @@ and a short excerpt of the body, never the request headers, and pass through ``R
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Coroutine, Mapping
+from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
 import aiohttp
+from yarl import URL
 
 from assay._json import MISSING, JsonPath
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
@@ -33,13 +36,14 @@ from assay.net import (
     decode_json,
     endpoint_key,
     host_port,
-    is_event_stream,
     limiter_for,
     open_client_session,
     reply_limit_bytes,
     send_request,
 )
 from assay.net.request import Reader
+from assay.net.sse import EVENT_STREAM
+from assay.results.models import ToolInvocation
 from assay.secrets import REDACTOR, url_secrets
 from assay.target_config import HttpTarget as HttpTargetConfig
 from assay.target_config import ResponseMapping
@@ -75,6 +79,7 @@ class ClientTarget(Target):
         max_in_flight: int | None,
         requests_per_minute: float | None,
         max_reply_mb: float | None = None,
+        session_headers: Mapping[str, str] | None = None,
     ) -> None:
         self.probe_url = url
         self.retry = retry or RetryPolicy()
@@ -84,11 +89,12 @@ class ClientTarget(Target):
             endpoint_key(url), max_in_flight, requests_per_minute
         )
         self._client: aiohttp.ClientSession | None = None
+        self._session_headers = session_headers  # sent on every request
 
     @property
     def client(self) -> aiohttp.ClientSession:
         if self._client is None or self._client.closed:
-            self._client = open_client_session()
+            self._client = open_client_session(self._session_headers)
         return self._client
 
     async def start(self) -> None:
@@ -138,10 +144,47 @@ class ClientTarget(Target):
         return TargetError(REDACTOR(str(exc)))
 
 
+def dumps(body: Any) -> str:
+    """``json.dumps(body, ensure_ascii=False)``, the same text; a flat object of strings (the
+    usual body) is written directly, the rest by a JSON encoder made once."""
+    if type(body) is dict:
+        try:
+            return "{" + ", ".join([_string(k) + ": " + _string(v) for k, v in body.items()]) + "}"
+        except TypeError:  # a key or a value that is not a string
+            pass
+    return _dumps(body)
+
+
+_string = encode_basestring  # a JSON string, non-ASCII kept (as ensure_ascii=False writes it)
+_dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False)
+
+
 def _as_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
+
+
+def _finder(path: JsonPath | None) -> Callable[[Any], Any]:
+    """``path.find``; for ``$.name``, the lookup it amounts to on an object, made directly."""
+    if path is None:
+        return _nothing
+    match = _ONE_KEY.match(path.expression)
+    if match is None:
+        return path.find
+    key, find = match[1], path.find
+
+    def one_key(document: Any) -> Any:
+        return document.get(key, MISSING) if type(document) is dict else find(document)
+
+    return one_key
+
+
+def _nothing(document: Any) -> Any:
+    return MISSING
+
+
+_ONE_KEY = re.compile(r"^\$\.([A-Za-z_][\w-]*)$")
 
 
 class ReplyMapping:
@@ -162,11 +205,15 @@ class ReplyMapping:
         self.tools = path("tool_invocations")
         self.usage = path("token_usage")
         self.session_id = path("session_id")
+        self._find_text = _finder(self.text)
+        self._find_tools = _finder(self.tools)
+        self._find_usage = _finder(self.usage)
+        self._find_session_id = _finder(self.session_id)
 
     def reply(self, document: Any, url: str) -> tuple[Reply, str | None]:
         if isinstance(document, str):  # a bare JSON string is the text
             return Reply(text=document), None
-        text = self.text.find(document)
+        text = self._find_text(document)
         if text is MISSING:
             keys = ", ".join(list(document)[:10]) if isinstance(document, dict) else ""
             raise TargetError(
@@ -176,14 +223,22 @@ class ReplyMapping:
                     + "set target.http.response.text to the JSONPath of the answer"
                 )
             )
-        tools = self.tools.find(document) if self.tools else MISSING
-        usage = self.usage.find(document) if self.usage else MISSING
-        try:
-            calls = normalise_tools(None if tools is MISSING else tools, decoded=True)
-        except TargetError as exc:
-            raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
-        reply = Reply(text=_as_text(text), tool_invocations=calls, token_usage=token_usage(usage))
-        new_id = self.session_id.find(document) if self.session_id else MISSING
+        tools = self._find_tools(document)
+        calls: list[ToolInvocation] = []
+        if tools is not MISSING and tools is not None:  # (none: nothing to normalise)
+            try:
+                calls = normalise_tools(tools, decoded=True)
+            except TargetError as exc:
+                raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
+        usage = self._find_usage(document)
+        reply = Reply(
+            text=text if type(text) is str else _as_text(text),
+            tool_invocations=calls,
+            token_usage=None if usage is MISSING else token_usage(usage),
+        )
+        new_id = self._find_session_id(document)
+        if new_id is MISSING:
+            return reply, None
         if isinstance(new_id, str | int) and not isinstance(new_id, bool) and str(new_id):
             return reply, str(new_id)
         return reply, None
@@ -220,6 +275,14 @@ class HttpTarget(ClientTarget):
             if all(c.constant for c in self.headers.values())
             else None
         )
+        # Constant headers, named once each, are the client session's own: aiohttp merges
+        # them into every request as it would merge them from the request (names differing
+        # only in case are left to the request, where the later one wins).
+        distinct = len({n.lower() for n in headers}) == len(headers)
+        session_headers = self._constant_headers if distinct else None
+        self._request_headers = None if session_headers is not None else self._constant_headers
+        self._url_text = config.url if self.url.constant else None
+        self._request_url = _parsed(config.url) if self.url.constant else None
         self.body: Compiled = compile_value(
             DEFAULT_BODY if config.body is None else config.body, f"{where}.body"
         )
@@ -234,8 +297,11 @@ class HttpTarget(ClientTarget):
             config.max_in_flight,
             config.requests_per_minute,
             config.max_reply_mb,
+            session_headers,
         )
         self.description = REDACTOR(f"http:{config.method} {config.url}")
+        self._method = config.method
+        self._stream = config.stream
 
     async def start(self) -> None:
         if not self.url.constant:  # render the URL with sample values to find its host
@@ -263,29 +329,45 @@ class HttpTarget(ClientTarget):
 
     async def exchange(self, request: TurnRequest, session_id: str) -> tuple[Reply, str | None]:
         """One turn: render, send (with retries), read the reply."""
+        try:
+            return await self._send(request, session_id)
+        except RequestFailed as exc:
+            raise self.failure(exc, request.turn_index) from None
+
+    def _send(
+        self, request: TurnRequest, session_id: str
+    ) -> Coroutine[Any, Any, tuple[Reply, str | None]]:
+        """The request rendered, and the coroutine that sends it (``send_request``'s): the
+        caller awaits it, without a coroutine of this method's between (``RequestFailed``
+        is the caller's to map, by ``failure``)."""
         if request.files and not self.uses_files:
             raise TargetError(
                 f"this turn attaches {len(request.files)} file(s) but the http target's "
                 'request does not send them: add "files": "{{ files }}" to target.http.body'
             )
         ctx = self._context(request, session_id)
-        url = str(self.url.render(ctx))
-        headers = self._constant_headers or {n: str(c.render(ctx)) for n, c in self.headers.items()}
+        url = self._url_text or str(self.url.render(ctx))
+        headers = (
+            self._request_headers
+            if self._constant_headers is not None
+            else {n: str(c.render(ctx)) for n, c in self.headers.items()}
+        )
         body = self.body.render(ctx)
         data: bytes | None = None
         params: dict[str, str] | None = None
-        if self.config.method == "GET":
+        if self._method == "GET":
             if isinstance(body, dict):
                 params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()}
         elif isinstance(body, str):
             data = body.encode()
         else:
-            data = json.dumps(body, ensure_ascii=False).encode()
+            data = dumps(body).encode()
+        stream = self._stream
+        mapping = self.mapping
 
         async def read(body: ReplyBody, sent: float) -> tuple[Reply, str | None]:
-            if is_event_stream(body) or (
-                self.config.stream and body.content_type != "application/json"
-            ):
+            content_type = body.content_type
+            if content_type == EVENT_STREAM or (stream and content_type != "application/json"):
                 streamed = await collect_stream(body, sent)
                 reply = Reply(
                     text=streamed.text,
@@ -297,19 +379,24 @@ class HttpTarget(ClientTarget):
                 )
                 return reply, None
             raw = await body.read()
-            if body.content_type == "text/plain":
+            if content_type == "text/plain":
                 return Reply(text=raw.decode("utf-8", "replace")), None
-            return self.mapping.reply(decode_json(raw, url), url)
+            return mapping.reply(decode_json(raw, url), url)
 
-        return await self.call(
-            self.config.method,
+        return send_request(
+            self.client,
+            self._method,
             url,
-            read,
+            read=read,
+            policy=self.retry,
+            limiter=self.limiter,
+            timeout_s=self.timeout_s,
+            max_reply_bytes=self.max_reply_bytes,
+            idle_timeout=stream,
             headers=headers,
             data=data,
             params=params,
-            stream=self.config.stream,
-            turn_index=request.turn_index,
+            request_url=self._request_url,
         )
 
     def failure(self, exc: RequestFailed, turn_index: int) -> TargetError:
@@ -317,6 +404,15 @@ class HttpTarget(ClientTarget):
             hint = " (on the first turn: is the URL right?)" if turn_index == 0 else ""
             return SessionLost(REDACTOR(f"{exc}{hint}"))
         return super().failure(exc, turn_index)
+
+
+def _parsed(url: str) -> URL | None:
+    """The URL as aiohttp would parse it for each request, or None to leave that to aiohttp
+    (whose error for a URL it cannot parse is the turn's)."""
+    try:
+        return URL(url)
+    except (ValueError, TypeError):
+        return None
 
 
 _PROBE = TurnRequest(input="", session_id="assay-probe", turn_id="1", turn_index=0)
@@ -328,8 +424,12 @@ class _HttpSession(AgentSession):
         self.agent_session_id: str | None = None  # the id the agent returned, when mapped
 
     async def send(self, request: TurnRequest) -> Reply:
-        session_id = self.agent_session_id or request.session_id
-        reply, returned = await self.target.exchange(request, session_id)
+        target = self.target
+        try:  # HttpTarget.exchange, one coroutine fewer
+            session_id = self.agent_session_id or request.session_id
+            reply, returned = await target._send(request, session_id)
+        except RequestFailed as exc:
+            raise target.failure(exc, request.turn_index) from None
         if returned is not None:
             self.agent_session_id = returned
         return reply
