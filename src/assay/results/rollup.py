@@ -313,28 +313,32 @@ class Tally(NamedTuple):
 
     @classmethod
     def of(cls, result: TestResult) -> Tally:
-        usage = result.token_usage
         return cls(
             result.test_name,
             result.status,
             result.passed,
             len(result.turns) if result.turns else 0,
             result.execution_time_ms,
-            None
-            if usage is None
-            else (
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.total_tokens,
-                usage.cache_creation_tokens,
-                usage.cache_read_tokens,
-            ),
+            _token_counts(result.token_usage),
             [(m.metric_name, m.score, m.dimension) for m in result.metric_results],
             # else none to list
             metrics_not_run(result)
             if result.metrics_not_run or result.turns
             else _NO_METRICS_NOT_RUN,
         )
+
+
+def _token_counts(usage: TokenUsage | None) -> tuple[int, int, int, int, int] | None:
+    """TokenUsage's five counters, in its field order."""
+    if usage is None:
+        return None
+    return (
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.total_tokens,
+        usage.cache_creation_tokens,
+        usage.cache_read_tokens,
+    )
 
 
 class SummaryBuilder:
@@ -365,22 +369,13 @@ class SummaryBuilder:
 
     def add(self, result: TestResult) -> None:
         """Count a result (``add_tally(Tally.of(result))``, without the tally)."""
-        usage = result.token_usage
         self._count(
             result.test_name,
             result.status,
             result.passed,
             len(result.turns) if result.turns else 0,
             result.execution_time_ms,
-            None
-            if usage is None
-            else (
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.total_tokens,
-                usage.cache_creation_tokens,
-                usage.cache_read_tokens,
-            ),
+            _token_counts(result.token_usage),
             metrics_not_run(result) if result.metrics_not_run or result.turns else None,
         )
         for m in result.metric_results:
