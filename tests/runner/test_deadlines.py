@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from assay.runner.deadlines import Deadlines, TurnDeadline, turn_deadline
+from assay.net.deadlines import Deadlines, TurnDeadline, turn_deadline
 
 
 class Clock:

@@ -20,9 +20,9 @@ from assay.errors import SessionLost, TargetError
 from assay.metrics.base import ConversationContext, Exchange, MetricContext, turn_size
 from assay.metrics.guard import score_inline, score_test_metric, score_turn_metric
 from assay.metrics.tools import check_expected_tools
+from assay.net.deadlines import turn_deadline
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
 from assay.results.rollup import rollup_multi_turn, settle, single_turn_result
-from assay.runner.deadlines import turn_deadline
 from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
 
 if TYPE_CHECKING:
