@@ -200,9 +200,7 @@ class EndpointLimiter:
         was taken, ``async with`` (or ``await __aenter__``) must wait its turn."""
         if self.requests_per_minute is not None:
             return False
-        last = self._last
-        state = last[1] if last is not None and last[0]() is asyncio.get_running_loop() else None
-        slots = (state or self._state()).slots
+        slots = self._state().slots
         if not slots.waiters and (self.max_in_flight is None or slots.in_use < self.max_in_flight):
             slots.in_use += 1
             return True

@@ -19,6 +19,7 @@ What ``read`` raises (a malformed reply, say) passes through unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import sys
@@ -126,15 +127,7 @@ def _describe(exc: aiohttp.ClientError) -> str:
 _NO_CLIENT_TIMEOUT = aiohttp.ClientTimeout(total=None, connect=None, sock_read=None)
 
 
-class _NoDeadline:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_DEADLINE = _NoDeadline()
+_NO_DEADLINE = contextlib.nullcontext()  # a stream's waits have their own (idle) timeouts
 
 
 @functools.lru_cache(maxsize=64)
