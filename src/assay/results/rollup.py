@@ -9,7 +9,7 @@ result that tested nothing is the worst thing a testing tool can report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Literal, NamedTuple
@@ -31,11 +31,17 @@ NOTHING_CHECKED = "not run: nothing to check: no expected answer, tools or metri
 
 def turn_passed(turn: TurnResult) -> bool:
     """The pass rule of contract §3."""
+    return not turn.skipped and checks_passed(turn.errors, turn.tools_matched, turn.metric_results)
+
+
+def checks_passed(
+    errors: list[str], tools_matched: bool | None, metric_results: list[MetricResult]
+) -> bool:
+    """The pass rule of contract §3 for a turn that was sent (not skipped)."""
     return (
-        not turn.errors
-        and not turn.skipped
-        and turn.tools_matched is not False
-        and all(m.passed is not False for m in turn.metric_results)
+        not errors
+        and tools_matched is not False
+        and all(m.passed is not False for m in metric_results)
     )
 
 
@@ -217,25 +223,34 @@ def rollup_multi_turn(
 
 def single_turn_result(name: str, turn: TurnResult, timestamp: str, **extra: Any) -> TestResult:
     """A single-turn TestResult: the turn's fields at case level, no ``turns`` list."""
+    return single_turn_of_fields(name, turn.__dict__, timestamp, **extra)
+
+
+def single_turn_of_fields(
+    name: str, turn: Mapping[str, Any], timestamp: str, **extra: Any
+) -> TestResult:
+    """``single_turn_result`` of the TurnResult that ``turn``'s fields (absent ones: their
+    defaults) would make, without making it: the result is validated once."""
+    get = turn.get
     result = TestResult(
         test_name=name,
         test_type="single_turn",
-        test_input=turn.input,
-        agent_response=turn.response,
-        processed_files=turn.processed_files,
-        tool_calls=turn.tool_calls,
-        tool_invocations=turn.tool_invocations,
-        expected_tools=turn.expected_tools,
-        tools_matched=turn.tools_matched,
-        arg_match_details=turn.arg_match_details,
-        ground_truth=turn.ground_truth,
-        metric_results=turn.metric_results,
-        metrics_not_run=turn.metrics_not_run,
-        passed=turn.passed,
-        execution_time_ms=turn.execution_time_ms,
-        time_to_first_token_ms=turn.time_to_first_token_ms,
-        token_usage=turn.token_usage,
-        errors=list(turn.errors),
+        test_input=turn["input"],
+        agent_response=get("response"),
+        processed_files=get("processed_files", []),
+        tool_calls=get("tool_calls", []),
+        tool_invocations=get("tool_invocations", []),
+        expected_tools=get("expected_tools"),
+        tools_matched=get("tools_matched"),
+        arg_match_details=get("arg_match_details"),
+        ground_truth=get("ground_truth"),
+        metric_results=get("metric_results", []),
+        metrics_not_run=get("metrics_not_run", {}),
+        passed=turn["passed"],
+        execution_time_ms=turn["execution_time_ms"],
+        time_to_first_token_ms=get("time_to_first_token_ms"),
+        token_usage=get("token_usage"),
+        errors=list(get("errors", [])),
         timestamp=timestamp,
         **extra,
     )

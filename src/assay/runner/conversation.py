@@ -22,7 +22,13 @@ from assay.metrics.guard import score_inline, score_test_metric, score_turn_metr
 from assay.metrics.tools import check_expected_tools
 from assay.net.deadlines import turn_deadline
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
-from assay.results.rollup import rollup_multi_turn, settle, single_turn_result
+from assay.results.rollup import (
+    checks_passed,
+    rollup_multi_turn,
+    settle,
+    single_turn_of_fields,
+    single_turn_result,
+)
 from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
 
 if TYPE_CHECKING:
@@ -325,11 +331,7 @@ async def _turn_fields(
         case, index, turn, reply, tuple(history), latency_ms, settings
     )
     ttft = reply.time_to_first_token_ms
-    fields["passed"] = (  # the pass rule of contract §3 (``turn_passed``)
-        not errors
-        and check.tools_matched is not False
-        and all(m.passed is not False for m in metric_results)
-    )
+    fields["passed"] = checks_passed(errors, check.tools_matched, metric_results)
     fields["response"] = reply.text
     fields["tool_calls"] = [c.name for c in reply.tool_invocations]
     fields["tool_invocations"] = reply.tool_invocations
@@ -348,33 +350,8 @@ def _single_turn_test(
 ) -> TestResult:
     """``single_turn_result`` of the TurnResult ``fields`` make, validated once instead of
     twice. Fields that do not validate take the two steps, which raise what they raised."""
-    get = fields.get
+    extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
     try:
-        result = TestResult(
-            test_name=case.name,
-            test_type="single_turn",
-            test_input=fields["input"],
-            agent_response=get("response"),
-            processed_files=fields["processed_files"],
-            tool_calls=get("tool_calls", []),
-            tool_invocations=get("tool_invocations", []),
-            expected_tools=fields["expected_tools"],
-            tools_matched=get("tools_matched"),
-            arg_match_details=get("arg_match_details"),
-            ground_truth=fields["ground_truth"],
-            metric_results=get("metric_results", []),
-            metrics_not_run=fields["metrics_not_run"],
-            passed=fields["passed"],
-            execution_time_ms=fields["execution_time_ms"],
-            time_to_first_token_ms=get("time_to_first_token_ms"),
-            token_usage=get("token_usage"),
-            errors=fields["errors"],
-            timestamp=started,
-            repeat_index=repeat_index,
-            tags=list(case.tags),
-        )
+        return single_turn_of_fields(case.name, fields, started, **extra)
     except ValidationError:
-        turn = TurnResult(**fields)
-        extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
-        return single_turn_result(case.name, turn, started, **extra)
-    return settle(result)
+        return single_turn_result(case.name, TurnResult(**fields), started, **extra)
