@@ -20,10 +20,11 @@ from assay.results.models import MetricResult
 async def score_turn_metric(
     metric: Metric, ctx: MetricContext, limit_s: float
 ) -> MetricResult | str:
-    """``metric`` on one turn: its result, or why it was not run."""
+    """``metric`` on one turn, within ``limit_s``: its result, or why it was not run. (A
+    metric that scores inline, which nothing could stop, goes by ``score_inline``.)"""
     return await _guarded(
         metric,
-        None if metric.scores_inline(ctx) else limit_s,
+        limit_s,
         lambda: metric.missing_input(ctx),
         lambda: metric.evaluate(ctx),
     )
@@ -37,10 +38,7 @@ def score_inline(metric: Metric, ctx: MetricContext) -> MetricResult | str:
         reason = metric.missing_input(ctx)
         if reason:
             return reason
-        result = metric.run_sync(ctx)  # what Metric.evaluate runs on a small input
-        if not isinstance(result, MetricResult):
-            raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
-        return result
+        return _checked(metric.run_sync(ctx))  # what Metric.evaluate runs on a small input
     except BaseException as exc:  # anything at all: this metric's error
         reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
         return metric.failure(describe(exc), started)
@@ -60,29 +58,30 @@ async def score_test_metric(
 
 async def _guarded(
     metric: Metric,
-    limit_s: float | None,
+    limit_s: float,
     missing: Callable[[], str | None],
     evaluate: Callable[[], Awaitable[MetricResult]],
 ) -> MetricResult | str:
-    """``limit_s`` None: the metric never waits (``Metric.scores_inline``), so no limit."""
     started = time.perf_counter()
-    limit = None if limit_s is None else asyncio.timeout(limit_s)
+    limit = asyncio.timeout(limit_s)
     try:
         reason = missing()
         if reason:
             return reason
-        if limit is None:
+        async with limit:
             result = await evaluate()
-        else:
-            async with limit:
-                result = await evaluate()
-        if not isinstance(result, MetricResult):
-            raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
-        return result
+        return _checked(result)
     except BaseException as exc:  # anything at all: this metric's error
         reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
-        if limit is not None and limit.expired():
+        if limit.expired():
             error = f"took longer than {limit_s:g} s (the limit is execution.metric_timeout_s)"
         else:
             error = describe(exc)
         return metric.failure(error, started)
+
+
+def _checked(result: object) -> MetricResult:
+    """A metric's result, which must be a MetricResult (a plugin's bug says what it gave)."""
+    if not isinstance(result, MetricResult):
+        raise TypeError(f"evaluate() returned {type(result).__name__}, not a MetricResult")
+    return result
