@@ -132,7 +132,7 @@ class BatchWriter:
 
     def insert(self, table: str, columns: tuple[str, ...], rows: list[Row]) -> None:
         """Insert many rows (tuples of ``columns``' values, JSON columns as their text) at
-        once: executemany on SQLite, COPY on PostgreSQL (several times faster there than
+        once: multi-row INSERTs on SQLite, COPY on PostgreSQL (several times faster there than
         even a pipelined executemany)."""
         if self._cursor is not None:
             self._insert_sqlite(table, columns, rows)
