@@ -64,12 +64,16 @@ def write_dataset(path: Path, n: int, turns: int) -> None:
 AGENTS = {"aiohttp": "mock_agent.py", "lean": "lean_agent.py"}
 
 
-def start_agent(latency_ms: float, agent: str = "aiohttp") -> tuple[subprocess.Popen[bytes], str]:
+def start_agent(
+    latency_ms: float, agent: str = "aiohttp", log: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     """The mock agent on a free port: aiohttp's server (mock_agent.py) or the lean one
     (lean_agent.py, a fraction of the CPU per request); its chat URL. Waited for up to a
-    minute: on a loaded machine its start-up alone can take several seconds."""
+    minute: on a loaded machine its start-up alone can take several seconds. ``log``
+    (mock_agent.py only): where it writes when each request arrives."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(HERE / AGENTS[agent]), str(port), str(latency_ms)])
+    args = [sys.executable, str(HERE / AGENTS[agent]), str(port), str(latency_ms)]
+    proc = subprocess.Popen([*args, str(log)] if log is not None else args)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

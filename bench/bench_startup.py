@@ -38,11 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_run import HERE, free_port, start_agent
+from bench_run import start_agent
 
 PYTHON = sys.executable
 ASSAY = str(Path(sys.executable).parent / "assay")
@@ -130,19 +129,8 @@ def big(n: int, repeat: int, baseline_src: list[str]) -> None:
     """Start to first request, and last answer to exit, of an ``assay run`` of ``n`` tests."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "requests.log"
-        port = free_port()
-        agent = subprocess.Popen([PYTHON, str(HERE / "mock_agent.py"), str(port), "100", str(log)])
+        agent, chat = start_agent(100, log=log)
         try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(f"{url}/health", timeout=1).read()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise SystemExit("the mock agent did not start") from None
-                    time.sleep(0.05)
             data = Path(tmp) / "big.csv"
             lines = "".join(f"what is {i} x 7?,{i * 7}\n" for i in range(n))
             data.write_text("Question,Answer\n" + lines, encoding="utf-8")
@@ -151,7 +139,7 @@ def big(n: int, repeat: int, baseline_src: list[str]) -> None:
             times: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
             for _ in range(repeat):
                 for label, src in trees.items():
-                    times[label].append(_big_run(src, data, f"{url}/chat", log, tmp))
+                    times[label].append(_big_run(src, data, chat, log, tmp))
         finally:
             agent.kill()
             agent.wait()
