@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 
 import pytest
 
-import assay.models._http
 from assay.errors import JudgeError
-from assay.net import backoff_delay
 from assay.net.retry import RetryPolicy
 from tests.fakes.llm_server import Fault, ScriptedLLM
 from tests.models.conftest import ANTHROPIC_SECRET, OPENAI_SECRET, anthropic_model, openai_model
@@ -18,24 +15,77 @@ from tests.models.conftest import ANTHROPIC_SECRET, OPENAI_SECRET, anthropic_mod
 HI = [{"role": "user", "content": "hi"}]
 
 
-async def test_429_with_retry_after_is_waited_out(
-    llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    delays: list[float] = []
+class Waits:
+    """A clock that records the waits between retries and returns at once."""
 
-    def recording(policy: RetryPolicy, attempt: int, retry_after: str | None = None) -> float:
-        delays.append(backoff_delay(policy, attempt, retry_after))
-        return delays[-1]
+    def __init__(self) -> None:
+        self.waits: list[float] = []
 
-    monkeypatch.setattr(assay.models._http, "backoff_delay", recording)
+    def now(self) -> float:
+        return 0.0
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+async def test_429_with_retry_after_is_waited_out(llm: ScriptedLLM) -> None:
     llm.queue(Fault(status=429, retry_after=0.3), "after the wait")
-    started = time.perf_counter()
+    clock = Waits()
     async with openai_model(llm) as model:  # base delay 0: any wait is the server's
+        model.clock = clock
         reply = await model.complete(HI)
     assert reply.text == "after the wait"
     assert llm.calls() == 2
-    assert delays == [0.3]
-    assert time.perf_counter() - started >= 0.3
+    assert clock.waits == [0.3]
+
+
+async def test_the_waits_back_off_within_their_ceilings(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(status=503), Fault(status=429), Fault(status=500), "fourth")
+    clock = Waits()
+    async with openai_model(llm, retry=RetryPolicy(3, base_delay_s=1.0)) as model:
+        model.clock = clock
+        assert (await model.complete(HI)).text == "fourth"
+    assert llm.calls() == 4
+    assert len(clock.waits) == 3
+    assert all(0 < wait <= top for wait, top in zip(clock.waits, [1, 2, 4], strict=True))
+
+
+async def test_rate_limits_are_retried_then_reported(llm: ScriptedLLM) -> None:
+    llm.queue(Fault(status=429), Fault(status=429), Fault(status=429))
+    clock = Waits()
+    async with openai_model(llm) as model:
+        model.clock = clock
+        with pytest.raises(JudgeError, match=r"HTTP 429 .*gave up after 3 tries\)$"):
+            await model.complete(HI)
+    assert llm.calls() == 3
+    assert len(clock.waits) == 2  # none after the last try
+
+
+@pytest.mark.parametrize(
+    ("last", "error"),
+    [
+        (Fault(status=400), r"HTTP 400 .*scripted 400.* \(gave up after 2 tries\)$"),
+        (Fault(raw="<html>gateway</html>"), r"is not valid JSON .* \(gave up after 2 tries\)$"),
+        (Fault(raw="[1]"), r"is an array, not a JSON object \(gave up after 2 tries\)$"),
+    ],
+)
+async def test_a_retry_that_fails_for_good_stops_there(
+    llm: ScriptedLLM, last: Fault, error: str
+) -> None:
+    llm.queue(Fault(status=503), last, "never asked for")
+    async with openai_model(llm) as model:
+        with pytest.raises(JudgeError, match=error):
+            await model.complete(HI)
+    assert llm.calls() == 2
+
+
+async def test_the_timeout_retry_at_temperature_0_counts_timeouts_only(llm: ScriptedLLM) -> None:
+    # a 503 between them spends a try but not the one timeout retry
+    llm.queue(Fault(delay_s=2), Fault(status=503), Fault(delay_s=2), "never asked for")
+    async with openai_model(llm, timeout_s=0.2, retry=RetryPolicy(5, 0.0)) as model:
+        with pytest.raises(JudgeError, match=r"within 0.2 s \(gave up after 3 tries\)$"):
+            await model.complete(HI)
+    assert llm.calls() == 3
 
 
 async def test_server_errors_are_retried_then_reported(llm: ScriptedLLM) -> None:

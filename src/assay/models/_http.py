@@ -1,5 +1,6 @@
-"""One JSON POST to a model API, through ``assay.net.send_request`` (per-endpoint limits,
-retries with backoff on 429/5xx and connection errors, ``Retry-After`` honoured).
+"""One JSON POST to a model API: each try one ``assay.net.send_request`` (per-endpoint
+limits, a timeout, a bounded reply), retried here in one loop with backoff on 429/5xx and
+connection errors (``Retry-After`` honoured).
 
 A model call is idempotent, so unlike a target's turn a timed-out call is retried too (at
 temperature 0 only once: the identical request tends to run away again). Every failure (a
@@ -9,7 +10,6 @@ reply over ``max_reply_mb``, one that is not a JSON object, ...) becomes a
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -19,6 +19,7 @@ import aiohttp
 
 from assay.errors import JudgeError
 from assay.net import (
+    Clock,
     EndpointLimiter,
     ReplyBody,
     RequestFailed,
@@ -28,6 +29,7 @@ from assay.net import (
     is_retryable_status,
     send_request,
 )
+from assay.net.limits import LOOP_CLOCK
 from assay.net.reply_fields import json_kind
 from assay.secrets import REDACTOR
 
@@ -61,6 +63,9 @@ def _retryable(exc: RequestFailed) -> bool:
     return exc.kind in ("connect", "timeout")
 
 
+_ONE_TRY = RetryPolicy(0)  # send_request tries once: post_json retries, weighing each failure
+
+
 async def post_json(
     session: aiohttp.ClientSession,
     url: str,
@@ -74,23 +79,26 @@ async def post_json(
     limiter: EndpointLimiter | None,
     timeout_retries: int | None = None,
     final: Callable[[RequestFailed], bool] | None = None,
+    clock: Clock = LOOP_CLOCK,
 ) -> dict[str, Any]:
     """POST ``body`` to ``url``; ``who`` names the model in messages (``openai:gpt-4o``).
 
     Retries 429/5xx and connection failures by ``policy``; a timeout at most
     ``timeout_retries`` times (the policy's count when None): the same request at
     temperature 0 is likely to run away again. ``final(exc)`` True stops retrying a
-    failure at once (a server rejecting the structured-output format, say)."""
+    failure at once (a server rejecting the structured-output format, say). The waits
+    between tries are ``clock.sleep``s."""
     payload = json.dumps(body, ensure_ascii=False).encode()
     timeouts_left = policy.retries if timeout_retries is None else timeout_retries
-    for attempt in range(policy.attempts):
+    tries = 0
+    while True:
         try:
             data: dict[str, Any] = await send_request(
                 session,
                 "POST",
                 url,
                 read=_read_json,
-                policy=RetryPolicy(0),  # retried here, where each failure can be weighed
+                policy=_ONE_TRY,
                 limiter=limiter,
                 timeout_s=timeout_s,
                 max_reply_bytes=max_reply_bytes,
@@ -99,21 +107,24 @@ async def post_json(
             )
             return data
         except RequestFailed as exc:
-            retry = attempt + 1 < policy.attempts and _retryable(exc)
-            if exc.kind == "timeout":
-                retry = retry and timeouts_left > 0
-                timeouts_left -= 1
-            if retry and final is not None and final(exc):
-                retry = False
-            if not retry:
-                tries = f" (gave up after {attempt + 1} tries)" if attempt else ""
-                message = REDACTOR(f"{who}: {exc.message}{tries}{_hint(exc, url)}")
-                raise ModelCallFailed(message, exc.status, exc.message) from None
-            delay = backoff_delay(policy, attempt, exc.retry_after)
-            why = " (a timeout: timeout_s)" if exc.kind == "timeout" else ""
-            log.warning("%s: %s%s; retrying in %.2f s", who, REDACTOR(exc.message), why, delay)
-            await asyncio.sleep(delay)
-    raise AssertionError("unreachable")  # pragma: no cover
+            failure = exc
+        tries += 1
+        timeout = failure.kind == "timeout"
+        if (
+            tries == policy.attempts
+            or not _retryable(failure)
+            or (timeout and timeouts_left <= 0)
+            or (final is not None and final(failure))
+        ):
+            gave_up = f" (gave up after {tries} tries)" if tries > 1 else ""
+            message = REDACTOR(f"{who}: {failure.message}{gave_up}{_hint(failure, url)}")
+            raise ModelCallFailed(message, failure.status, failure.message) from None
+        if timeout:
+            timeouts_left -= 1
+        delay = backoff_delay(policy, tries - 1, failure.retry_after)
+        why = " (a timeout: timeout_s)" if timeout else ""
+        log.warning("%s: %s%s; retrying in %.2f s", who, REDACTOR(failure.message), why, delay)
+        await clock.sleep(delay)
 
 
 async def _read_json(body: ReplyBody, sent: float) -> dict[str, Any]:

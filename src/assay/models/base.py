@@ -36,6 +36,7 @@ from assay.models._structured import (
 )
 from assay.models.cache import ResponseCache, cache_key
 from assay.net import (
+    Clock,
     RetryPolicy,
     Unreachable,
     check_reachable,
@@ -44,6 +45,7 @@ from assay.net import (
     open_client_session,
     reply_limit_bytes,
 )
+from assay.net.limits import LOOP_CLOCK
 from assay.net.reply_fields import MalformedReply
 from assay.pricing import cost_usd
 from assay.results.models import TokenUsage
@@ -151,6 +153,7 @@ class ChatModel(ABC):
     default_base_url: ClassVar[str]
     # the ways this API can be asked for JSON, in the order they are tried
     structured_modes: ClassVar[tuple[Mode, ...]] = MODES
+    clock: Clock = LOOP_CLOCK  # waits between retries (tests: one that does not wait)
 
     def __init__(
         self,
@@ -336,6 +339,7 @@ class ChatModel(ABC):
                     # the identical request at temperature 0 tends to run away again
                     timeout_retries=1 if prompt.temperature == 0 else None,
                     final=rejected,
+                    clock=self.clock,
                 )
             except ModelCallFailed as exc:
                 refused = schema is not None and rejects_structured_output(exc.status, exc.detail)
