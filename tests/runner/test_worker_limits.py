@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from assay.net.limits import limiter_for, reset_limiters, share_limits
+from assay.runner.plan import plan_run
+from assay.runner.shard import ShardSpec
+from assay.runner.sharding import split
 from tests.runner.scale_suite import run
 from tests.targets.agent_server import agent_server
 
@@ -30,6 +33,27 @@ def test_the_shares_of_a_limit_add_up_to_it(limit: int, workers: int) -> None:
     assert sum(in_flight or 0 for in_flight, _ in got) == limit
     assert max(i or 0 for i, _ in got) - min(i or 0 for i, _ in got) <= 1
     assert sum(rpm or 0 for _, rpm in got) == pytest.approx(600.0)
+
+
+@pytest.mark.parametrize("workers", [1, 3, 7])
+def test_a_run_is_split_into_numbered_shares_of_its_concurrency(
+    tmp_path: Path, workers: int
+) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: s\ntarget: {http: {url: 'http://127.0.0.1:1'}}\n"
+        "execution: {concurrency: 10}\ntests: [{name: a, input: q}]\n"
+    )
+    plan = plan_run(suite, [], None, None)
+    spec = ShardSpec(plan, plan.cases, "run", 0, 1, 1, ["k"], "cache.db")
+    specs = split(spec, workers)
+    assert [s.index for s in specs] == list(range(workers))
+    assert {s.workers for s in specs} == {workers}
+    assert sum(s.concurrency for s in specs) == 10
+    assert max(s.concurrency for s in specs) - min(s.concurrency for s in specs) <= 1
+    assert {(s.run_id, s.cache_path, tuple(s.secrets)) for s in specs} == {
+        ("run", "cache.db", ("k",))
+    }
 
 
 def test_max_in_flight_holds_across_two_workers(tmp_path: Path) -> None:

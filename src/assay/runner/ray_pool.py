@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import TargetError, first_line
-from assay.net.limits import shares
 from assay.runner.pool import EncodedSink, Lost
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
+from assay.runner.sharding import split
 
 # not shipped to the cluster: the store, caches, environments; datasets are already read
 SHIP_EXCLUDES = [".assay", ".git", ".venv", "venv", "node_modules", "__pycache__"]
@@ -103,15 +103,12 @@ class RayPool:
         ray, shipped = self._connect()
         count = self.tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
         count = max(1, min(count, len(slots), self.spec.plan.suite.execution.concurrency))
-        spec = replace(self.spec, workers=count, cases=[])
         cases = ray.put(self.spec.cases)  # once, however many tasks read them
         task = ray.remote(num_returns="streaming", max_retries=0)(_shard_results)
-        concurrency = shares(spec.plan.suite.execution.concurrency, count)
         lost = Lost()
         generators = []
-        for i in range(count):
+        for i, worker in enumerate(split(replace(self.spec, cases=[]), count)):
             shard = slots[i::count]
-            worker = spec.for_worker(i, concurrency[i])
             generators.append((task.remote(worker, cases, shard, shipped), shard, i))
 
         async def consume(generator: Any, shard: list[Slot], index: int) -> None:

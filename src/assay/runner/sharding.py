@@ -12,7 +12,7 @@ store as they run, the second cannot be imported by another interpreter.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assay.cases.models import TestCase
@@ -92,6 +92,14 @@ def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int
     return Sharding("local", capped, f"{capped} worker processes ({why})")
 
 
+def split(spec: ShardSpec, count: int) -> list[ShardSpec]:
+    """``spec`` for each of ``count`` workers: its number and its share of the run's
+    concurrency (and, through ``workers``, of each endpoint limit)."""
+    spec = replace(spec, workers=count)
+    concurrency = shares(spec.plan.suite.execution.concurrency, count)
+    return [spec.for_worker(i, share) for i, share in enumerate(concurrency)]
+
+
 def _import_ray() -> Any:
     try:
         import ray
@@ -124,8 +132,5 @@ async def drive(
         pool = RayPool(spec, sharding.workers, sharding.ray_address, on_encoded)
         await ready()
         return await pool.run(slots)
-    count = sharding.workers or 1
-    base = ShardSpec(plan, cases, run_id, 0, count, 1, secrets, cache_path)
-    concurrency = shares(plan.suite.execution.concurrency, count)
-    specs = [base.for_worker(i, share) for i, share in enumerate(concurrency)]
-    return await LocalPool(specs, on_encoded).run(slots, ready)
+    spec = ShardSpec(plan, cases, run_id, 0, 1, 1, secrets, cache_path)
+    return await LocalPool(split(spec, sharding.workers or 1), on_encoded).run(slots, ready)
