@@ -31,9 +31,9 @@ OPEN_FAILURES = 20
 """Tests that did not pass start expanded when there are at most this many of them."""
 
 
-def _goal_trace(trace: dict[str, Any] | None) -> GoalTrace | None:
+def goal_trace(trace: dict[str, Any] | None) -> GoalTrace | None:
     """The trace as a GoalTrace, or None when it is absent or has another shape (the
-    template then shows it as JSON)."""
+    template then shows it as JSON); the dashboard's test page reads it too."""
     if not trace:
         return None
     try:
@@ -45,7 +45,7 @@ def _goal_trace(trace: dict[str, Any] | None) -> GoalTrace | None:
 @cache
 def _environment() -> jinja2.Environment:
     env = template_environment("assay.reporters", keep_trailing_newline=True)
-    env.globals.update(goal_trace=_goal_trace)
+    env.globals.update(goal_trace=goal_trace)
     return env
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import RedirectResponse, Response
-from pydantic import ValidationError
 
-from assay.results.trace import GoalTrace
+from assay.reporters.html import goal_trace
 from assay.store.queries import ResultFilter
 from assay.web._chart import build_chart
 from assay.web._runs import RunSpec
@@ -102,15 +101,6 @@ def run_page(
     )
 
 
-def _goal_trace(trace: dict[str, Any] | None) -> GoalTrace | None:
-    if not trace:
-        return None
-    try:
-        return GoalTrace.model_validate(trace)
-    except ValidationError:
-        return None
-
-
 @router.get("/runs/{run_id}/tests/{test_id}")
 def test_page(run_id: str, test_id: int, state: State) -> Response:
     row = state.queries.run(run_id)
@@ -122,7 +112,7 @@ def test_page(run_id: str, test_id: int, state: State) -> Response:
         nav="runs",
         run=row.info,
         result=result,
-        trace=_goal_trace(result.trace),
+        trace=goal_trace(result.trace),
         test_id=test_id,
     )
 
