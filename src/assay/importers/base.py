@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from assay.cases._yaml import read_yaml
 from assay.cases.loader import parse_suite
 from assay.errors import ConfigError, Problem
 
@@ -19,6 +21,17 @@ _PATH = re.compile(r"^(tests|metrics)\[(\d+)\]")
 _TEST_METRIC = re.compile(r"^tests\[(\d+)\](?:\.turns\[(\d+)\])?\.metrics\[(\d+)\]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # not allowed in names
 NAME_LIMIT = 80
+
+
+def read_items(path: Path, key: str, why: str) -> tuple[dict[str, Any], list[Any]]:
+    """The YAML mapping in ``path`` and its list under ``key``; ConfigError ``why`` when the
+    file holds no such non-empty list."""
+    raw = read_yaml(path)
+    items = raw.get(key) if isinstance(raw, dict) else None
+    if not isinstance(items, list) or not items:
+        raise ConfigError([Problem(str(path), key, why)])
+    assert isinstance(raw, dict)
+    return raw, items
 
 
 @dataclass(frozen=True)

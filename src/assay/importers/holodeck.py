@@ -13,9 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.cases._yaml import read_yaml
-from assay.errors import ConfigError, Problem
-from assay.importers.base import Imported, Names, text, unique_labels
+from assay.importers.base import Imported, Names, read_items, text, unique_labels
 from assay.importers.holodeck_metrics import map_metrics
 
 TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as context
@@ -25,15 +23,9 @@ _TOOL_KEYS = {"name", "args", "count"}
 
 
 def import_holodeck(path: Path) -> Imported:
-    raw = read_yaml(path)
-    source = str(path)
-    cases = raw.get("test_cases") if isinstance(raw, dict) else None
-    if not isinstance(cases, list) or not cases:
-        raise ConfigError(
-            [Problem(source, "test_cases", "no test_cases to import: is this an agent.yaml?")]
-        )
-    assert isinstance(raw, dict)
-    out = Imported("holodeck", source, {"name": text(raw.get("name")) or path.stem})
+    why = "no test_cases to import: is this an agent.yaml?"
+    raw, cases = read_items(path, "test_cases", why)
+    out = Imported("holodeck", str(path), {"name": text(raw.get("name")) or path.stem})
     evaluations = raw.get("evaluations")
     if isinstance(evaluations, dict):
         if evaluations.get("model") is not None:

@@ -14,9 +14,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from assay.cases._yaml import read_yaml
-from assay.errors import ConfigError, Problem
-from assay.importers.base import Imported, Names, Unmapped, plain, text, unique_labels
+from assay.importers.base import (
+    Imported,
+    Names,
+    Unmapped,
+    plain,
+    read_items,
+    text,
+    unique_labels,
+)
 from assay.importers.promptfoo_asserts import map_assertion
 from assay.net.openai_wire import OPENAI_BASE_URL
 
@@ -26,16 +32,11 @@ _TEST_KEYS = {"description", "vars", "assert"}
 
 
 def import_promptfoo(path: Path) -> Imported:
-    raw = read_yaml(path)
-    source = str(path)
-    tests = raw.get("tests") if isinstance(raw, dict) else None
-    if not isinstance(tests, list) or not tests:
-        why = "no tests to import (a list under `tests:`; tests in other files are not read)"
-        raise ConfigError([Problem(source, "tests", why)])
-    assert isinstance(raw, dict)
+    why = "no tests to import (a list under `tests:`; tests in other files are not read)"
+    raw, tests = read_items(path, "tests", why)
     out = Imported(
         "promptfoo",
-        source,
+        str(path),
         {"name": plain(text(raw.get("description")) or "") or path.parent.name or "promptfoo"},
     )
     model = _provider(raw.get("providers"), out)
