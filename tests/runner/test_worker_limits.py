@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from assay.net.limits import limiter_for, reset_limiters, share_limits
-from assay.runner.plan import plan_run
+from assay.runner.plan import RunPlan, plan_run
 from assay.runner.shard import ShardSpec
-from assay.runner.sharding import split
+from assay.runner.sharding import cap, split
 from tests.runner.scale_suite import run
 from tests.targets.agent_server import agent_server
 
@@ -35,16 +35,21 @@ def test_the_shares_of_a_limit_add_up_to_it(limit: int, workers: int) -> None:
     assert sum(rpm or 0 for _, rpm in got) == pytest.approx(600.0)
 
 
+def one_test_plan(folder: Path, concurrency: int, http: str = "") -> RunPlan:
+    """The plan of a one-test suite at ``concurrency``; ``http``: more target settings."""
+    suite = folder / "suite.yaml"
+    suite.write_text(
+        f"name: s\ntarget: {{http: {{url: 'http://127.0.0.1:1'{http}}}}}\n"
+        f"execution: {{concurrency: {concurrency}}}\ntests: [{{name: a, input: q}}]\n"
+    )
+    return plan_run(suite, [], None, None)
+
+
 @pytest.mark.parametrize("workers", [1, 3, 7])
 def test_a_run_is_split_into_numbered_shares_of_its_concurrency(
     tmp_path: Path, workers: int
 ) -> None:
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(
-        "name: s\ntarget: {http: {url: 'http://127.0.0.1:1'}}\n"
-        "execution: {concurrency: 10}\ntests: [{name: a, input: q}]\n"
-    )
-    plan = plan_run(suite, [], None, None)
+    plan = one_test_plan(tmp_path, 10)
     spec = ShardSpec(plan, plan.cases, "run", 0, 1, 1, ["k"], "cache.db")
     specs = split(spec, workers)
     assert [s.index for s in specs] == list(range(workers))
@@ -54,6 +59,17 @@ def test_a_run_is_split_into_numbered_shares_of_its_concurrency(
     assert {(s.run_id, s.cache_path, tuple(s.secrets)) for s in specs} == {
         ("run", "cache.db", ("k",))
     }
+
+
+@pytest.mark.parametrize(
+    ("limit", "count", "total", "capped"),
+    [("", 8, 100, 6), (", max_in_flight: 3", 8, 100, 3), ("", 8, 2, 2), ("", 8, 0, 1)],
+)
+def test_workers_are_capped_by_concurrency_tests_and_max_in_flight(
+    tmp_path: Path, limit: str, count: int, total: int, capped: int
+) -> None:
+    # the local pool and Ray (whose task count is known once it is connected) both cap so
+    assert cap(count, one_test_plan(tmp_path, 6, limit), total) == capped
 
 
 def test_max_in_flight_holds_across_two_workers(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from assay.errors import TargetError, first_line
 from assay.runner.pool import EncodedSink, Lost
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
-from assay.runner.sharding import split
+from assay.runner.sharding import cap, split
 
 # not shipped to the cluster: the store, caches, environments; datasets are already read
 SHIP_EXCLUDES = [".assay", ".git", ".venv", "venv", "node_modules", "__pycache__"]
@@ -102,7 +102,7 @@ class RayPool:
     async def run(self, slots: list[Slot]) -> Lost:
         ray, shipped = self._connect()
         count = self.tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        count = max(1, min(count, len(slots), self.spec.plan.suite.execution.concurrency))
+        count = cap(count, self.spec.plan, len(slots))
         cases = ray.put(self.spec.cases)  # once, however many tasks read them
         task = ray.remote(num_returns="streaming", max_retries=0)(_shard_results)
         lost = Lost()

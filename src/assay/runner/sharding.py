@@ -59,9 +59,15 @@ def _smallest_in_flight(plan: RunPlan) -> int | None:
     return min((limit for limit in limits if limit), default=None)
 
 
+def cap(count: int, plan: RunPlan, total: int) -> int:
+    """``count`` workers, but no more than the run's concurrency, its ``total`` results, or
+    the smallest ``max_in_flight`` of an endpoint (each worker needs a slot of each)."""
+    limit = _smallest_in_flight(plan)
+    return min(count, plan.suite.execution.concurrency, max(total, 1), limit or count)
+
+
 def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int) -> Sharding:
     """The workers for a run of ``total`` results (tests x repeat) at ``concurrency``."""
-    concurrency = plan.suite.execution.concurrency
     one_process = None
     if any(case.type == "goal" for case in cases):
         one_process = "goal tests run in one process (they use the store as they run)"
@@ -83,8 +89,7 @@ def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int
         count, why = options.workers, "--workers"
         if count > 1 and one_process:
             raise _refuse("--workers", f"{one_process}; run it with --workers 1")
-    limit = _smallest_in_flight(plan)
-    capped = min(count, concurrency, max(total, 1), limit or count)
+    capped = cap(count, plan, total)
     if capped < count:
         why += f", capped at {capped} by the concurrency, the tests or max_in_flight"
     if capped == 1:
