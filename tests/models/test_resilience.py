@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -139,6 +140,34 @@ async def test_nothing_listening_is_a_judge_error() -> None:
     async with make_model(config, retry=RetryPolicy(retries=1, base_delay_s=0)) as model:
         with pytest.raises(JudgeError, match="cannot reach http://127.0.0.1:9/v1"):
             await model.complete(HI)
+
+
+async def test_a_connection_closed_unanswered_is_retried_then_reported() -> None:
+    from assay.config import ModelConfig
+    from assay.models import make_model
+
+    connections = 0
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await reader.readuntil(b"\r\n\r\n")  # the request's head, then no reply at all
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    config = ModelConfig(provider="openai", model="m", base_url=f"http://127.0.0.1:{port}/v1")
+    clock = Waits()
+    try:
+        async with make_model(config, retry=RetryPolicy(retries=2, base_delay_s=1.0)) as model:
+            model.clock = clock
+            with pytest.raises(JudgeError, match=r"lost the connection .* after 3 tries\)$"):
+                await model.complete(HI)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert connections == 3
+    assert len(clock.waits) == 2
 
 
 async def test_a_reply_that_is_not_json_is_a_judge_error(llm: ScriptedLLM) -> None:
