@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from assay.net.limits import limiter_for, reset_limiters, share_limits
+from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan, plan_run
 from assay.runner.shard import ShardSpec
-from assay.runner.sharding import cap, split
+from assay.runner.sharding import cap, choose, split
 from tests.runner.scale_suite import run
 from tests.targets.agent_server import agent_server
 
@@ -107,3 +108,14 @@ def test_workers_are_capped_by_the_smallest_limit(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "one process (--workers, capped at 1" in done.stderr
         assert agent.gate.peak == 1
+
+
+def test_ray_tasks_asked_for_are_capped_before_they_are_announced(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    plan = one_test_plan(tmp_path, 6, ", max_in_flight: 1")
+    options = RunOptions(executor="ray", workers=2)
+    sharding = choose(options, plan, plan.cases, 8)
+    assert (sharding.workers, sharding.why) == (
+        1,
+        "1 Ray task (capped by the concurrency, the tests or max_in_flight)",
+    )

@@ -77,8 +77,14 @@ def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int
         _import_ray()
         if one_process:
             raise _refuse("--executor", f"{one_process}; run it with --executor local")
-        count = options.workers
-        why = f"{count} Ray tasks" if count else "one Ray task per CPU of the cluster"
+        count = options.workers and cap(options.workers, plan, total)
+        why = (
+            f"{count} Ray task{'s' * (count != 1)}"
+            if count
+            else "one Ray task per CPU of the cluster"
+        )
+        if count and options.workers and count < options.workers:
+            why += " (capped by the concurrency, the tests or max_in_flight)"
         return Sharding("ray", count, why, options.ray_address)
     if options.workers is None:
         count = cores() if total > WORKERS_FROM_TESTS else 1
