@@ -2,12 +2,14 @@
 module already imported, where a fresh interpreter spends most of a second importing assay.
 
 Forking is safe only while the process runs one thread (``single_threaded``): another thread
-may hold a lock the child needs. ``fork_worker`` blocks every signal across the fork, so
-none reaches the child before it has dropped the parent's handlers (the run's Ctrl-C and
-SIGTERM handling, its event loop's wake-up fd). The child never returns into the parent's
-stack (it ends with ``os._exit``) and never touches the parent's event loop or store; it
-closes every inherited pipe end but its own two, for a pipe ends only when every process
-holding its writing end has closed it (the result writer's, the other workers').
+may hold a lock the child needs. Every signal is blocked across the fork (``signals_held``),
+so none reaches the child before it has let go of the parent's signal handling
+(``let_go_of_signals``: the run's Ctrl-C and SIGTERM handling, its event loop's wake-up fd);
+the result writer's process (``assay.runner.writer``) starts the same way. The child never
+returns into the parent's stack (it ends with ``os._exit``) and never touches the parent's
+event loop or store; it closes every inherited pipe end but its own two, for a pipe ends
+only when every process holding its writing end has closed it (the result writer's, the
+other workers').
 """
 
 from __future__ import annotations
@@ -18,13 +20,41 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Collection
-
-from assay.runner.writer import single_threaded
+from collections.abc import Callable, Collection, Iterator
 
 _FDS = "/dev/fd"  # this process's open descriptors (Linux, macOS)
 _WAIT_STEP_S = 0.05
+
+
+def single_threaded() -> bool:
+    """Whether no other thread runs Python code here: then a fork is safe. (Native threads,
+    such as numpy's BLAS pool, park on their own and register their own fork handlers; a
+    Python thread may hold a lock the child needs: the import lock, logging's, an I/O
+    buffer's.)"""
+    return threading.active_count() == 1
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[set[int | signal.Signals]]:
+    """Every signal blocked while a child is forked, so none reaches it before it has let go
+    of the parent's handling (``let_go_of_signals``); gives the mask to restore after."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def let_go_of_signals(mask: Collection[int | signal.Signals]) -> None:
+    """In a forked child, signals still blocked: Ctrl-C and SIGTERM reach the whole process
+    group, and are the parent's to handle (it says "stop"); the parent's event loop's wake-up
+    fd is not the child's (its handlers would write there); then the parent's ``mask``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.set_wakeup_fd(-1)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def can_fork() -> bool:
@@ -81,20 +111,16 @@ def _become_worker(name: str, keep: Collection[int], mask: set[int | signal.Sign
     # Linux: what ps and top show for it, not the driver's name
     with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
         comm.write(name[:15])
-    # Ctrl-C and SIGTERM reach the whole process group: the driver decides, and says "stop"
-    for number in signal.valid_signals():
+    for number in signal.valid_signals():  # the parent's Python handlers
         if callable(signal.getsignal(number)):
             signal.signal(number, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.set_wakeup_fd(-1)  # the parent's event loop's: its signals are not ours
     _close_inherited_pipes(keep)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     if sys.__stderr__ is not None:  # stdout is the run's report: what a test prints goes here
         os.dup2(sys.__stderr__.fileno(), 1)
-    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    let_go_of_signals(mask)
 
 
 def _flush_std_streams() -> None:
@@ -108,8 +134,7 @@ def fork_worker(name: str, child: Callable[[], int], keep: Collection[int]) -> F
     """Fork a process named ``name`` that runs ``child`` (its exit status) with only the
     inherited pipe ends ``keep``, then exits; call only when ``can_fork()``."""
     _flush_std_streams()  # or the child would write the parent's buffered output again
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-    try:
+    with signals_held() as mask:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's coverage is not collected
             code = 70  # EX_SOFTWARE: the child failed before running its work
@@ -124,6 +149,4 @@ def fork_worker(name: str, child: Callable[[], int], keep: Collection[int]) -> F
             finally:
                 _flush_std_streams()
                 os._exit(code)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     return Forked(pid)

@@ -41,6 +41,7 @@ from typing import Any
 
 from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
+from assay.runner.forking import let_go_of_signals, signals_held, single_threaded
 from assay.runner.storable import storable_json, unstorable
 from assay.store._bulk import bind_plainly
 from assay.store._lock import HEARTBEAT_S, RunHolder
@@ -151,20 +152,16 @@ def _writer_main(
     inbox: Connection,
     outbox: Connection,
     parents_end: Connection | None,
-    signal_mask: set[signal.Signals] | None = None,
+    signal_mask: set[int | signal.Signals] | None = None,
 ) -> None:
     """The writer (process, or thread when ``parents_end`` is None): read, batch, store;
     report the counts or the error at the end. A process starts with every signal blocked
     and unblocks (``signal_mask``, its parent's) once the parent's handlers are let go."""
     if parents_end is not None:  # a forked process
         parents_end.close()  # the forked copy of the pipe's writing end: kept, EOF never comes
-        # Ctrl-C and SIGTERM are the run process's to handle, even when they reach the whole
-        # process group: this process ends when the pipe closes, after storing what it got.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        # an event loop's signal handlers write to its wake-up pipe, shared with the parent
-        signal.set_wakeup_fd(-1)
-        signal.pthread_sigmask(signal.SIG_SETMASK, signal_mask or set())
+        # it ends when the pipe closes, after storing what it got (its parent's Python
+        # handlers stay: a signal meant for the parent's event loop must not end it)
+        let_go_of_signals(signal_mask or set())
         # Everything inherited from the run process is kept as it is: the collector's full
         # passes need not walk it, nor touch its pages. And what this process makes (each
         # result's models, rows) is freed by reference counting: the collector's passes
@@ -205,14 +202,6 @@ def _writer_main(
         outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
 
 
-def single_threaded() -> bool:
-    """Whether no other thread runs Python code here: then a fork is safe. (Native threads,
-    such as numpy's BLAS pool, park on their own and register their own fork handlers; a
-    Python thread may hold a lock the child needs: the import lock, logging's, an I/O
-    buffer's.)"""
-    return threading.active_count() == 1
-
-
 class ResultWriter:
     """``add`` hands a result to the writer; ``close`` waits until everything is stored and
     raises the writer's failure, if any (a StoreError: exit 3). ``replaced`` lists the
@@ -234,9 +223,7 @@ class ResultWriter:
         self._replies, reply = context.Pipe(duplex=False)
         self._process: multiprocessing.process.BaseProcess | threading.Thread
         if self.in_process:
-            # a signal waits until the child has let go of the parent's handlers
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-            try:
+            with signals_held() as mask:  # until the child has let go of the parent's
                 self._process = context.Process(
                     target=_writer_main,
                     args=(open_store, run_id, holder, receive, reply, self._send, mask),
@@ -244,8 +231,6 @@ class ResultWriter:
                     name="assay-writer",
                 )
                 self._process.start()
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             receive.close()
             reply.close()
         else:  # its ends of the pipes are its own: closed when it ends

@@ -7,7 +7,8 @@ psycopg's ``Json`` made it.
 
 A result is ``Prepared`` before its batch's transaction: its rows but for the leading values
 only the transaction knows (the test's id; the run's id and the position). From a model
-(``prepare``), or straight from its JSON (``prepare_json``, the run's writer): a result's
+(``prepare``: its ``model_dump`` read the dict way, every text column ``clean``), or
+straight from its JSON (``prepare_json``, the run's writer): a result's
 JSON that is exactly what ``model_dump_json`` makes of a valid TestResult, every field there
 with a value of the type it is validated to, gives the rows the validated model would, at a
 fraction of the cost of validating it; anything else (a missing or unknown field, a type
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from json import encoder as _json_encoder
 from operator import itemgetter
@@ -25,13 +27,7 @@ from typing import Any, NamedTuple, overload
 
 from pydantic_core import SchemaValidator
 
-from assay.results.models import (
-    MetricResult,
-    TestResult,
-    TokenUsage,
-    ToolInvocation,
-    TurnResult,
-)
+from assay.results.models import TestResult
 
 Row = tuple[Any, ...]
 
@@ -164,102 +160,6 @@ def clean(text: str | None) -> str | None:
     return text.replace("\x00", "\ufffd") if text and "\x00" in text else text
 
 
-def _tokens(usage: TokenUsage | None) -> int | None:
-    return usage.total_tokens if usage is not None else None
-
-
-def _turn_row(source: TestResult | TurnResult) -> Row:
-    """A turn's row; a result without a ``turns`` list is stored as its own turn 0."""
-    if isinstance(source, TurnResult):
-        index, text, response, skipped = (
-            source.turn_index,
-            source.input,
-            source.response,
-            source.skipped,
-        )
-    else:
-        index, text, response, skipped = 0, source.test_input, source.agent_response, False
-    return (
-        index,
-        clean(text),
-        clean(response),
-        clean(source.ground_truth),
-        source.passed,
-        skipped,
-        source.tools_matched,
-        source.execution_time_ms,
-        _tokens(source.token_usage),
-        _to_json(source.errors) if source.errors else "[]",
-    )
-
-
-def _metric_row(seq: int, turn: int | None, metric: MetricResult) -> Row:
-    return (
-        seq,
-        turn,
-        clean(metric.metric_name),
-        metric.kind,
-        clean(metric.dimension),
-        metric.score,
-        metric.threshold,
-        metric.passed,
-        clean(metric.error),
-        clean(metric.model_used),
-        clean(metric.reasoning),
-    )
-
-
-def _tool_row(turn: int, index: int, call: ToolInvocation) -> Row:
-    return (
-        turn,
-        index,
-        clean(call.name),
-        _to_json(call.args) if call.args else "{}",
-        call.bytes,
-        call.duration_ms,
-        clean(call.error),
-    )
-
-
-def prepare(payload: str, result: TestResult) -> Prepared:
-    """The rows of a result (its JSON given: stored as it is). A single-turn result's
-    metrics are stored at test level only (turn_index NULL), like every rolled-up result; a
-    multi-turn result's turns add their own, with their turn_index."""
-    turns: list[Row] = []
-    metrics: list[Row] = []
-    tools: list[Row] = []
-    seq = 0
-    for metric in result.metric_results:
-        metrics.append(_metric_row(seq, None, metric))
-        seq += 1
-    for source in result.turns or (result,):
-        row = _turn_row(source)
-        turns.append(row)
-        turn_index = row[0]
-        for i, call in enumerate(source.tool_invocations):
-            tools.append(_tool_row(turn_index, i, call))
-        if isinstance(source, TurnResult):
-            for metric in source.metric_results:
-                metrics.append(_metric_row(seq, turn_index, metric))
-                seq += 1
-    test = (
-        clean(result.test_name),
-        result.repeat_index,
-        result.test_type,
-        result.status,
-        result.passed,
-        result.tools_matched,
-        result.execution_time_ms,
-        _tokens(result.token_usage),
-        len(result.errors),
-        result.timestamp,
-        payload,
-    )
-    return Prepared(
-        result.test_name, result.repeat_index, result.passed, test, turns, metrics, tools, result
-    )
-
-
 # -- straight from the JSON ---------------------------------------------------------------
 
 
@@ -339,10 +239,12 @@ _METRIC_ROW = itemgetter(*METRIC_COLUMNS[3:])  # metric_name ... reasoning
 _TOOL_ROW = itemgetter("name", "args", "bytes", "duration_ms", "error")
 
 
-def _tool_rows(calls: list[dict[str, Any]], turn: int, tools: list[Row]) -> None:
+def _tool_rows(
+    calls: list[dict[str, Any]], turn: int, tools: list[Row], dumps: Callable[[Any], str]
+) -> None:
     for i, call in enumerate(calls):
         name, args, size, duration, error = _TOOL_ROW(call)
-        text = _parsed_to_json(args) if args else "{}"
+        text = dumps(args) if args else "{}"
         tools.append((turn, i, name, text, size, duration, error))
 
 
@@ -353,8 +255,11 @@ def _metric_rows(metrics: list[dict[str, Any]], turn: int | None, rows: list[Row
     return seq
 
 
-def _from_dict(data: dict[str, Any], payload: str) -> Prepared:
-    """``prepare`` of the validated result, from its fields as a dict."""
+def _from_dict(
+    data: dict[str, Any], payload: str, dumps: Callable[[Any], str] = _parsed_to_json
+) -> Prepared:
+    """The rows of a result from its fields as a dict (a validated result's, or a model's
+    ``model_dump``); ``dumps`` writes the JSON columns."""
     matched, elapsed, usage, errors, timestamp, measured, calls, listed = _TEST_REST(data)
     tokens = usage["total_tokens"] if usage is not None else None
     turns: list[Row] = []
@@ -369,10 +274,10 @@ def _from_dict(data: dict[str, Any], payload: str) -> Prepared:
                 (
                     *row,
                     turn_usage["total_tokens"] if turn_usage is not None else None,
-                    _parsed_to_json(turn_errors) if turn_errors else "[]",
+                    dumps(turn_errors) if turn_errors else "[]",
                 )
             )
-            _tool_rows(turn_calls, row[0], tools)
+            _tool_rows(turn_calls, row[0], tools, dumps)
             seq = _metric_rows(turn_measured, row[0], metrics, seq)
     else:  # stored as its own turn 0
         turns.append(
@@ -383,10 +288,10 @@ def _from_dict(data: dict[str, Any], payload: str) -> Prepared:
                 matched,
                 elapsed,
                 tokens,
-                _parsed_to_json(errors) if errors else "[]",
+                dumps(errors) if errors else "[]",
             )
         )
-        _tool_rows(calls, 0, tools)
+        _tool_rows(calls, 0, tools, dumps)
     test = (*_TEST_ROW(data), tokens, len(errors), timestamp, payload)
     return tuple.__new__(Prepared, (test[0], test[1], test[4], test, turns, metrics, tools, None))
 
@@ -405,3 +310,36 @@ def prepare_json(payload: bytes) -> Prepared | None:
     except ValueError:  # not UTF-8, or not valid: ValidationError is a ValueError
         return None
     return _from_dict(data, text)
+
+
+# the text columns of each kind of prepared row (without its leading values): what ``clean``
+# applies to when a row is made from a model
+_TEST_TEXTS = (0,)  # test_name
+_TURN_TEXTS = (1, 2, 3)  # input, response, ground_truth
+_METRIC_TEXTS = (2, 4, 8, 9, 10)  # metric_name, dimension, error, model_used, reasoning
+_TOOL_TEXTS = (2, 6)  # name, error
+
+
+def _cleaned(row: Row, texts: tuple[int, ...]) -> Row:
+    for i in texts:
+        if row[i] and "\x00" in row[i]:
+            return tuple(clean(value) if i in texts else value for i, value in enumerate(row))
+    return row
+
+
+def prepare(payload: str, result: TestResult) -> Prepared:
+    """The rows of a result (its JSON given: stored as it is): the dict way
+    (``_from_dict``) of its ``model_dump``, every text column ``clean``. A single-turn
+    result's metrics are stored at test level only (turn_index NULL), like every rolled-up
+    result; a multi-turn result's turns add their own, with their turn_index."""
+    rows = _from_dict(result.model_dump(warnings=False), payload, _to_json)
+    return Prepared(
+        result.test_name,
+        result.repeat_index,
+        result.passed,
+        _cleaned(rows.test, _TEST_TEXTS),
+        [_cleaned(row, _TURN_TEXTS) for row in rows.turns],
+        [_cleaned(row, _METRIC_TEXTS) for row in rows.metrics],
+        [_cleaned(row, _TOOL_TEXTS) for row in rows.tools],
+        result,
+    )
