@@ -262,3 +262,29 @@ def test_a_status_hook_gets_every_status_from_workers(tmp_path: Path, agent: Age
     summary = report.summary
     assert len(statuses) == summary.total_tests == 40
     assert Counter(statuses)["passed"] == summary.passed
+
+
+def test_a_store_that_cannot_store_the_run_fails_it(
+    tmp_path: Path, agent: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On workers, a new run is stored once its first tests are under way; a store that
+    refuses it still fails the run with the store's own error, and nothing is stored."""
+    import assay
+    from assay.errors import StoreError
+    from assay.store import Store, open_store
+
+    refused = StoreError("the store sqlite:///full.db failed: database or disk is full")
+    calls: list[str] = []
+
+    def create_run(self: Store, run: object, *args: object, **kwargs: object) -> None:
+        calls.append("create_run")
+        raise refused
+
+    monkeypatch.setattr(Store, "create_run", create_run)
+    write_suite(tmp_path, agent.chat_url, single=30, multi=0)
+    url = f"sqlite:///{tmp_path}/full.db"
+    with pytest.raises(StoreError) as failed:
+        assay.run(tmp_path / "suite.yaml", workers=2, store=url)
+    assert failed.value is refused and calls == ["create_run"]
+    with open_store(url) as store:
+        assert store.list_runs() == []
