@@ -283,8 +283,29 @@ def test_a_store_that_cannot_store_the_run_fails_it(
     monkeypatch.setattr(Store, "create_run", create_run)
     write_suite(tmp_path, agent.chat_url, single=30, multi=0)
     url = f"sqlite:///{tmp_path}/full.db"
+    starts: list[object] = []
     with pytest.raises(StoreError) as failed:
-        assay.run(tmp_path / "suite.yaml", workers=2, store=url)
-    assert failed.value is refused and calls == ["create_run"]
+        assay.run(tmp_path / "suite.yaml", workers=2, store=url, on_start=starts.append)
+    assert failed.value is refused and calls == ["create_run"] and starts == []
     with open_store(url) as store:
         assert store.list_runs() == []
+
+
+def test_on_start_finds_the_run_stored(tmp_path: Path, agent: AgentServer) -> None:
+    """On workers, the new run is stored after its first tests are handed out; ``on_start``
+    is still told only once it is stored."""
+    import assay
+    from assay.runner.observer import RunStart
+    from assay.store import open_store
+
+    write_suite(tmp_path, agent.chat_url, single=30, multi=0)
+    url = f"sqlite:///{tmp_path}/started.db"
+    found: list[str | None] = []
+
+    def on_start(start: RunStart) -> None:
+        with open_store(url) as store:
+            run = store.get_run(start.run.id)
+            found.append(run.status if run is not None else None)
+
+    assay.run(tmp_path / "suite.yaml", workers=2, store=url, on_start=on_start)
+    assert found == ["running"]

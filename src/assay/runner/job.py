@@ -155,6 +155,7 @@ class RunJob:
         self.sharding = sharding.choose(request.options, self.plan, self.cases, total)
         self._stop_requested = False
         self._unstored: RunInfo | None = None  # a new run, stored when its tests are under way
+        self._start: RunStart | None = None  # on_start's, told once that run is stored
         self._store_failure: BaseException | None = None
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
 
@@ -305,8 +306,8 @@ class RunJob:
             self._running = None
 
     def _store_run(self) -> None:
-        """Store the run if it is not yet (``_unstored``); raise the failure if storing it
-        failed."""
+        """Store the run if it is not yet (``_unstored``), then tell ``on_start``; raise
+        the failure if storing it failed."""
         if self._store_failure is not None:
             raise self._store_failure
         run, self._unstored = self._unstored, None
@@ -316,6 +317,8 @@ class RunJob:
             except BaseException as exc:
                 self._store_failure = exc
                 raise
+            assert self._start is not None  # set before the run's tests are handed out
+            self.observer.started(self._start)
 
     def _store_run_now(self) -> None:
         """``_store_run`` from the event loop: a failure is raised where the run next needs
@@ -385,7 +388,10 @@ class RunJob:
 
             total = len(self.cases) * self.repeat
             start = RunStart(run.model_copy(), total, total - len(work), self.sharding.why)
-            self.observer.started(start)
+            if self._unstored is None:
+                self.observer.started(start)
+            else:  # once it is stored
+                self._start = start
             if self.sharding.sharded:
                 cache_path = None if cache is None else str(cache.path)  # the workers' own
                 lost = await self._drive_shards(target, run.id, cache_path, work, on_encoded)
