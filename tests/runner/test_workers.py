@@ -262,3 +262,50 @@ def test_a_status_hook_gets_every_status_from_workers(tmp_path: Path, agent: Age
     summary = report.summary
     assert len(statuses) == summary.total_tests == 40
     assert Counter(statuses)["passed"] == summary.passed
+
+
+def test_a_store_that_cannot_store_the_run_fails_it(
+    tmp_path: Path, agent: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On workers, a new run is stored once its first tests are under way; a store that
+    refuses it still fails the run with the store's own error, and nothing is stored."""
+    import assay
+    from assay.errors import StoreError
+    from assay.store import Store, open_store
+
+    refused = StoreError("the store sqlite:///full.db failed: database or disk is full")
+    calls: list[str] = []
+
+    def create_run(self: Store, run: object, *args: object, **kwargs: object) -> None:
+        calls.append("create_run")
+        raise refused
+
+    monkeypatch.setattr(Store, "create_run", create_run)
+    write_suite(tmp_path, agent.chat_url, single=30, multi=0)
+    url = f"sqlite:///{tmp_path}/full.db"
+    starts: list[object] = []
+    with pytest.raises(StoreError) as failed:
+        assay.run(tmp_path / "suite.yaml", workers=2, store=url, on_start=starts.append)
+    assert failed.value is refused and calls == ["create_run"] and starts == []
+    with open_store(url) as store:
+        assert store.list_runs() == []
+
+
+def test_on_start_finds_the_run_stored(tmp_path: Path, agent: AgentServer) -> None:
+    """On workers, the new run is stored after its first tests are handed out; ``on_start``
+    is still told only once it is stored."""
+    import assay
+    from assay.runner.observer import RunStart
+    from assay.store import open_store
+
+    write_suite(tmp_path, agent.chat_url, single=30, multi=0)
+    url = f"sqlite:///{tmp_path}/started.db"
+    found: list[str | None] = []
+
+    def on_start(start: RunStart) -> None:
+        with open_store(url) as store:
+            run = store.get_run(start.run.id)
+            found.append(run.status if run is not None else None)
+
+    assay.run(tmp_path / "suite.yaml", workers=2, store=url, on_start=on_start)
+    assert found == ["running"]

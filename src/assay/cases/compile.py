@@ -229,27 +229,22 @@ class Compiler:
         tools; its expected trajectory is the rows' tool calls, when every row has some."""
         tools = [literal_tools(row.expected_tools) for row in rows]
         trajectory = None
-        if all(t is not None for t in tools):
+        if None not in tools:
             trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
+        # a list, not a generator: a dataset of 100,000 rows compiles 100,000 of these
         turns = tuple(
-            Turn(
-                input=row.question,
-                turn_id=row.turn_id,
-                ground_truth=row.answer,
-                context=row.context,
-                expected_tools=row_tools,
-                metrics=plan.turn,
-                files=tuple(
-                    FileRef(
-                        path=self.base_dir / written,
-                        written=written,
-                        source=self.source,
-                        where=f"row {row.row_number}, column files",
-                    )
-                    for written in row.files
-                ),
-            )
-            for row, row_tools in zip(rows, tools, strict=True)
+            [
+                Turn(
+                    input=row.question,
+                    turn_id=row.turn_id,
+                    ground_truth=row.answer,
+                    context=row.context,
+                    expected_tools=row_tools,
+                    metrics=plan.turn,
+                    files=self._row_files(row) if row.files else (),
+                )
+                for row, row_tools in zip(rows, tools, strict=True)
+            ]
         )
         return TestCase(
             name=name,
@@ -258,6 +253,13 @@ class Compiler:
             source=f"{self.source}: {where}",
             test_metrics=plan.test,
             expected_trajectory=trajectory,
+        )
+
+    def _row_files(self, row: DatasetRow) -> tuple[FileRef, ...]:
+        where = f"row {row.row_number}, column files"
+        return tuple(
+            FileRef(path=self.base_dir / written, written=written, source=self.source, where=where)
+            for written in row.files
         )
 
     def goal_test(

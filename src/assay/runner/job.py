@@ -154,6 +154,9 @@ class RunJob:
         total = len(self.cases) * self.repeat
         self.sharding = sharding.choose(request.options, self.plan, self.cases, total)
         self._stop_requested = False
+        self._unstored: RunInfo | None = None  # a new run, stored when its tests are under way
+        self._start: RunStart | None = None  # on_start's, told once that run is stored
+        self._store_failure: BaseException | None = None
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
 
     def _plan(self, started: RunRequest) -> RunPlan:
@@ -192,7 +195,13 @@ class RunJob:
             except BaseException:
                 let_go_in_this_process(self.resume_id)
                 raise
-        run = RunInfo(
+        run = self._new_run(target)
+        self._store_new_run(run)
+        return run, set()
+
+    def _new_run(self, target: Target) -> RunInfo:
+        """A new run, not stored yet."""
+        return RunInfo(
             id=uuid.uuid4().hex,
             suite_name=self.plan.suite.name,
             status="running",
@@ -202,6 +211,9 @@ class RunJob:
             target=target.description or None,
             config=self.plan.snapshot,
         )
+
+    def _store_new_run(self, run: RunInfo) -> None:
+        """Store the new run, held by this process."""
         inputs = {
             "request": self.request.to_inputs(),
             "fingerprint": self.fingerprint,
@@ -213,7 +225,6 @@ class RunJob:
         except BaseException:
             let_go_in_this_process(run.id)
             raise
-        return run, set()
 
     def _seed(self, run: RunInfo, builder: SummaryBuilder, shown: Shown) -> None:
         """A summary (and terminal table) built from the results stored: a resumed run's
@@ -294,6 +305,27 @@ class RunJob:
         finally:
             self._running = None
 
+    def _store_run(self) -> None:
+        """Store the run if it is not yet (``_unstored``), then tell ``on_start``; raise
+        the failure if storing it failed."""
+        if self._store_failure is not None:
+            raise self._store_failure
+        run, self._unstored = self._unstored, None
+        if run is not None:
+            try:
+                self._store_new_run(run)
+            except BaseException as exc:
+                self._store_failure = exc
+                raise
+            assert self._start is not None  # set before the run's tests are handed out
+            self.observer.started(self._start)
+
+    def _store_run_now(self) -> None:
+        """``_store_run`` from the event loop: a failure is raised where the run next needs
+        the store (its next result, or its end)."""
+        with contextlib.suppress(Exception):
+            self._store_run()
+
     def _slots(self) -> Iterator[tuple[int, TestCase, int]]:
         return _slots(self.cases, self.repeat)
 
@@ -303,7 +335,13 @@ class RunJob:
     async def _execute(
         self, target: Target, judge: ChatModel | None, cache: ResponseCache | None
     ) -> JobOutcome:
-        run, done = self._start_run(target)
+        # A new run on worker processes is stored once its first tests are on their way
+        # (``_drive_shards``): its SQL (and a new store's schema) then costs the run nothing.
+        done: set[tuple[str, int]] = set()
+        if self.resume_id is None and self.sharding.sharded and self.sharding.executor == "local":
+            run = self._unstored = self._new_run(target)
+        else:
+            run, done = self._start_run(target)
         work = [
             slot
             for slot, name in zip(self._slots(), self._slot_names(), strict=True)
@@ -336,6 +374,7 @@ class RunJob:
                 on_stored(position, *encode_result(result))
 
             def on_encoded(item: Encoded) -> None:  # from a worker, tallied there
+                self._store_run()  # before its first result
                 position, payload, tally = item
                 writer.add(position, payload)  # handed to the store before anyone sees it
                 builder.add_tally(tally)
@@ -349,7 +388,10 @@ class RunJob:
 
             total = len(self.cases) * self.repeat
             start = RunStart(run.model_copy(), total, total - len(work), self.sharding.why)
-            self.observer.started(start)
+            if self._unstored is None:
+                self.observer.started(start)
+            else:  # once it is stored
+                self._start = start
             if self.sharding.sharded:
                 cache_path = None if cache is None else str(cache.path)  # the workers' own
                 lost = await self._drive_shards(target, run.id, cache_path, work, on_encoded)
@@ -370,6 +412,7 @@ class RunJob:
                 raise
             finally:
                 summary = builder.build()
+                self._store_run()  # a run that ended before it was stored, now (or its failure)
                 try:
                     if status == "completed" or status == "interrupted":
                         run.status = status  # type: ignore[assignment]
@@ -415,6 +458,8 @@ class RunJob:
         async def probe() -> None:
             await target.start()
             await target.aclose()
+            # once the workers have their first tests (handed over when this returns)
+            asyncio.get_running_loop().call_soon(self._store_run_now)
 
         return await sharding.drive(
             self.sharding, self.plan, self.cases, run_id, cache_path, work, on_encoded, probe
