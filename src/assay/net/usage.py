@@ -17,16 +17,26 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assay.net.reply_fields import expect_object, token_count
-from assay.results.models import TokenUsage
+from assay.results.models import TokenUsage, prevalidated
 
 # (usage, key, path of usage) -> the count; raises for a value that is not one; an absent
 # key counts 0
 Count = Callable[[Mapping[str, Any], str, str], int]
 
 # TokenUsage(**fields), the same model, without the keyword-argument detour of __init__
-_token_usage: Callable[[dict[str, int]], TokenUsage] = (
+_validated: Callable[[dict[str, int]], TokenUsage] = (
     TokenUsage.__pydantic_validator__.validate_python
 )
+_FIELDS = frozenset(TokenUsage.model_fields)
+
+
+def _token_usage(counts: dict[str, int]) -> TokenUsage:
+    """``TokenUsage(**counts)`` (``counts`` holds every field, in field order): made without
+    validating when every count is an exact int, as a count function returns it."""
+    for value in counts.values():
+        if type(value) is not int:
+            return _validated(counts)
+    return prevalidated(TokenUsage, counts, set(_FIELDS))
 
 
 def read_usage(

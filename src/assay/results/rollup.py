@@ -17,11 +17,14 @@ from typing import Any, Literal, NamedTuple
 from assay.results.models import (
     MetricResult,
     NotRun,
+    ProcessedFile,
     RepeatStats,
     ReportSummary,
     TestResult,
     TokenUsage,
+    ToolInvocation,
     TurnResult,
+    prevalidated,
 )
 
 TURN_SEPARATOR = "\n---\n"
@@ -230,7 +233,11 @@ def single_turn_of_fields(
     name: str, turn: Mapping[str, Any], timestamp: str, **extra: Any
 ) -> TestResult:
     """``single_turn_result`` of the TurnResult that ``turn``'s fields (absent ones: their
-    defaults) would make, without making it: the result is validated once."""
+    defaults) would make, without making it: the result is validated once, or not at all
+    when every value is already of its field's exact type (``_exact_single_turn``)."""
+    result = _exact_single_turn(name, turn, timestamp, extra)
+    if result is not None:
+        return settle(result)
     get = turn.get
     result = TestResult(
         test_name=name,
@@ -255,6 +262,119 @@ def single_turn_of_fields(
         **extra,
     )
     return settle(result)
+
+
+_SINGLE_TURN_GIVEN = frozenset(
+    (
+        "test_name",
+        "test_type",
+        "test_input",
+        "agent_response",
+        "processed_files",
+        "tool_calls",
+        "tool_invocations",
+        "expected_tools",
+        "tools_matched",
+        "arg_match_details",
+        "ground_truth",
+        "metric_results",
+        "metrics_not_run",
+        "passed",
+        "execution_time_ms",
+        "time_to_first_token_ms",
+        "token_usage",
+        "errors",
+        "timestamp",
+    )
+)
+
+
+def _all(items: Any, kind: type) -> bool:
+    """``items`` is a list of exactly ``kind``s."""
+    if type(items) is not list:
+        return False
+    for item in items:  # noqa: SIM110 (a loop: no generator made per call)
+        if type(item) is not kind:
+            return False
+    return True
+
+
+def _exact_single_turn(
+    name: str, turn: Mapping[str, Any], timestamp: str, extra: dict[str, Any]
+) -> TestResult | None:
+    """The TestResult ``single_turn_of_fields`` validates, made without validating when
+    every value is already of exactly its field's type (a sent turn's usual fields, with
+    ``repeat_index`` and ``tags`` the only extras), else None. Lists are copied, as
+    validation copies them."""
+    get = turn.get
+    response, ground_truth, matched = get("response"), get("ground_truth"), get("tools_matched")
+    ttft, usage, not_run = (
+        get("time_to_first_token_ms"),
+        get("token_usage"),
+        get("metrics_not_run", {}),
+    )
+    files, calls = get("processed_files", []), get("tool_calls", [])
+    invocations, metrics = get("tool_invocations", []), get("metric_results", [])
+    errors, test_input, passed = get("errors", []), turn["input"], turn["passed"]
+    elapsed, repeat_index, tags = (
+        turn["execution_time_ms"],
+        extra.get("repeat_index", 0),
+        extra.get("tags", []),
+    )
+    if not (
+        len(extra) <= 2
+        and type(name) is str
+        and type(test_input) is str
+        and type(timestamp) is str
+        and type(passed) is bool
+        and type(elapsed) is int
+        and type(repeat_index) is int
+        and (response is None or type(response) is str)
+        and (ground_truth is None or type(ground_truth) is str)
+        and (matched is None or type(matched) is bool)
+        and (ttft is None or type(ttft) is int)
+        and (usage is None or type(usage) is TokenUsage)
+        and get("expected_tools") is None
+        and get("arg_match_details") is None
+        and type(not_run) is dict
+        and not not_run
+        and _all(files, ProcessedFile)
+        and _all(calls, str)
+        and _all(invocations, ToolInvocation)
+        and _all(metrics, MetricResult)
+        and _all(errors, str)
+        and _all(tags, str)
+        and all(key in ("repeat_index", "tags") for key in extra)
+    ):
+        return None
+    values: dict[str, Any] = {
+        "test_name": name,
+        "test_type": "single_turn",
+        "test_input": test_input,
+        "agent_response": response,
+        "processed_files": list(files),
+        "tool_calls": list(calls),
+        "tool_invocations": list(invocations),
+        "expected_tools": None,
+        "tools_matched": matched,
+        "arg_match_details": None,
+        "ground_truth": ground_truth,
+        "metric_results": list(metrics),
+        "metrics_not_run": {},
+        "passed": passed,
+        "status": "passed",
+        "execution_time_ms": elapsed,
+        "time_to_first_token_ms": ttft,
+        "token_usage": usage,
+        "errors": list(errors),
+        "warnings": [],
+        "timestamp": timestamp,
+        "turns": None,
+        "trace": None,
+        "repeat_index": repeat_index,
+        "tags": list(tags),
+    }
+    return prevalidated(TestResult, values, {*_SINGLE_TURN_GIVEN, *extra})
 
 
 @dataclass(frozen=True)

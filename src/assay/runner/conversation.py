@@ -204,7 +204,7 @@ class AgentConversation:
         timeout_s = self.settings.turn_timeout_s
         t0 = time.perf_counter()
         try:
-            async with turn_deadline(timeout_s):
+            with turn_deadline(timeout_s):  # entered and left without waiting: no coroutines
                 reply = await self.session.send(request)
         except SessionLost as exc:
             errors.append(f"session lost: {exc}")

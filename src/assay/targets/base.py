@@ -20,7 +20,7 @@ from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
 from assay.net.usage import read_usage
-from assay.results.models import TokenUsage, ToolInvocation
+from assay.results.models import TokenUsage, ToolInvocation, prevalidated
 from assay.targets._plain import plain_json
 
 
@@ -114,17 +114,19 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
             args = _decoded_arguments(args, f"tool_invocations[{i}].args")
         result = item.get("result")
         error = item.get("error")
+        fields = {
+            "name": item["name"],
+            "args": args if isinstance(args, dict) else {"_value": args},
+            "result": result,
+            "bytes": result_bytes(result),  # assay measures it, always
+            "duration_ms": item.get("duration_ms"),
+            "error": None if error is None else str(error),
+        }
+        if _exact(fields):
+            calls.append(prevalidated(ToolInvocation, fields, set(_TOOL_FIELDS)))
+            continue
         try:
-            call = _tool_invocation(
-                {
-                    "name": item["name"],
-                    "args": args if isinstance(args, dict) else {"_value": args},
-                    "result": result,
-                    "bytes": result_bytes(result),  # assay measures it, always
-                    "duration_ms": item.get("duration_ms"),
-                    "error": None if error is None else str(error),
-                }
-            )
+            call = _tool_invocation(fields)
         except ValidationError as exc:
             problem = exc.errors(include_url=False)[0]
             field = ".".join(str(p) for p in problem["loc"])
@@ -139,6 +141,26 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
 _tool_invocation: Callable[[dict[str, Any]], ToolInvocation] = (
     ToolInvocation.__pydantic_validator__.validate_python
 )
+_TOOL_FIELDS = frozenset(ToolInvocation.model_fields)
+
+
+def _exact(fields: dict[str, Any]) -> bool:
+    """Whether a tool invocation's fields are each already of exactly the type validation
+    would make (the usual call: text name, text keys, no duration or a float one), so it is
+    made without validating. ``result`` is anything: its field takes any value."""
+    duration, args, error = fields["duration_ms"], fields["args"], fields["error"]
+    if not (
+        type(fields["name"]) is str
+        and type(args) is dict
+        and (duration is None or type(duration) is float)
+        and (error is None or type(error) is str)
+    ):
+        return False
+    for key in args:
+        if type(key) is not str:
+            return False
+    fields["args"] = dict(args)  # validation copies it too
+    return True
 
 
 def _decoded_arguments(text: str, where: str) -> Any:
