@@ -288,3 +288,20 @@ def test_the_collector_is_paused_only_around_imports(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_run_path_up_to_its_first_request_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    """What a run imports before its first request (the job, its writer, a worker's shard,
+    the progress and gate of the CLI) leaves SQLAlchemy to whoever opens the store; the
+    store's names still resolve, and then load it."""
+    modules, printed = _modules_after(
+        "import sys\nimport assay.runner.job, assay.runner.writer, assay.runner.shard\n"
+        "import assay.runner.select, assay.cli._progress, assay.api, assay.store._lock\n"
+        "print('before', 'sqlalchemy' in sys.modules)\n"
+        "from assay.store import Store, open_store\n"
+        "print('after', 'sqlalchemy' in sys.modules, Store.__name__, open_store.__module__)\n",
+        tmp_path,
+    )
+    assert "assay.store._records" in modules  # the check sees what it should
+    assert "before False" in printed
+    assert "after True Store assay.store.store" in printed
