@@ -238,10 +238,13 @@ class _Call:
         """Open the store and plan the run: every input checked, nothing run yet."""
         from assay.runner.job import RunJob
         from assay.runner.request import RunRequest
-        from assay.store import Store, open_store
 
-        given = self.store_given
-        self.opened = given if isinstance(given, Store) else open_store(given)
+        given = self.store_given  # a Store, or the CLI's stand-in for a new one
+        if given is None or isinstance(given, str):
+            from assay.store import open_store
+
+            given = open_store(given)
+        self.opened = given
         request = RunRequest(self.suite, self.options)
         self.job = RunJob(self.opened, request, self.resume, self.store_url, self.observer)
         if self.stop_requested:  # stop() came while planning

@@ -288,3 +288,49 @@ def test_the_collector_is_paused_only_around_imports(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_run_path_up_to_its_first_request_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    """What a run imports before its first request (the job, its writer, a worker's shard,
+    the progress and gate of the CLI) leaves SQLAlchemy to whoever opens the store; the
+    store's names still resolve, and then load it."""
+    modules, printed = _modules_after(
+        "import sys\nimport assay.runner.job, assay.runner.writer, assay.runner.shard\n"
+        "import assay.runner.select, assay.cli._progress, assay.api, assay.store._lock\n"
+        "print('before', 'sqlalchemy' in sys.modules)\n"
+        "from assay.store import Store, open_store\n"
+        "print('after', 'sqlalchemy' in sys.modules, Store.__name__, open_store.__module__)\n",
+        tmp_path,
+    )
+    assert "assay.store._records" in modules  # the check sees what it should
+    assert "before False" in printed
+    assert "after True Store assay.store.store" in printed
+
+
+def test_a_run_on_workers_sends_its_first_requests_before_sqlalchemy_loads(
+    tmp_path: Path,
+) -> None:
+    """A new store is opened at its first use: a run on worker processes stores itself once
+    the workers have their first tests, so they were forked without SQLAlchemy."""
+    data = tmp_path / "data.csv"
+    data.write_text("Question,Answer\nwhat is 6 x 7?,42\nand 2 + 2?,4\n", encoding="utf-8")
+    told = tmp_path / "requests.log"  # each request, from the worker that sends it
+    with agent_server() as server:
+        argv = ["assay", "run", "--dataset", str(data), "--target", server.chat_url]
+        argv += ["--store", f"sqlite:///{tmp_path / 'runs.db'}", "--workers", "2", "--quiet"]
+        code = (
+            "import sys\nimport aiohttp.client\n"
+            "request = aiohttp.client.ClientSession._request\n"
+            "async def told(self, *args, **kwargs):\n"
+            f"    with open({str(told)!r}, 'a') as log:\n"
+            "        print('REQUEST', 'sqlalchemy' in sys.modules, file=log)\n"
+            "    return await request(self, *args, **kwargs)\n"
+            "aiohttp.client.ClientSession._request = told\n"
+            f"from assay.cli import main\nsys.argv = {argv!r}\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
+        )
+        modules, printed = _modules_after(code, tmp_path)
+        assert len(server.bodies()) == 2
+    assert "2 tests:" in printed
+    assert told.read_text().splitlines() == ["REQUEST False", "REQUEST False"]
+    assert "sqlalchemy" in modules  # the run was stored, after

@@ -194,3 +194,53 @@ def test_head_revision_constant_matches_the_migration_scripts() -> None:
     from assay.store._engine import HEAD_REVISION, _alembic_config
 
     assert ScriptDirectory.from_config(_alembic_config()).get_current_head() == HEAD_REVISION
+
+
+def test_a_new_sqlite_store_is_opened_at_its_first_use(tmp_path: Path) -> None:
+    """``assay run``'s store: a new plain SQLite file is checked without SQLAlchemy and
+    opened when first used; nothing is created until the first write."""
+    from assay.store._deferred import open_store_later
+
+    url = f"sqlite:///{tmp_path / 'new' / 'assay.db'}"
+    code = (
+        "import sys\nfrom assay.store._deferred import open_store_later\n"
+        f"store = open_store_later({url!r})\n"
+        "print('deferred', type(store).__name__, 'sqlalchemy' in sys.modules)\n"
+        "print('runs', store.list_runs(), 'sqlalchemy' in sys.modules)\nstore.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "deferred _Deferred False" in done.stdout
+    assert "runs [] True" in done.stdout
+    assert not (tmp_path / "new").exists()
+    store = open_store_later(url)
+    writer = store.reopen()  # the result writer's own, opened where it is used
+    store.create_run(run_info("run-1"))
+    assert [r.id for r in writer.list_runs()] == ["run-1"]
+    writer.close()
+    store.close()
+    opened = open_store_later(url)  # the file exists now: opened at once
+    assert type(opened).__name__ == "Store" and [r.id for r in opened.list_runs()] == ["run-1"]
+    opened.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["sqlite:///{blocker}/assay.db", "sqlite:///{newer}", "mysql://u:hunter2@h/db", "nonsense"],
+)
+def test_a_store_opened_later_fails_now_as_open_store_does(tmp_path: Path, url: str) -> None:
+    from assay.store._deferred import open_store_later
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    newer = tmp_path / "newer.db"
+    with open_store(f"sqlite:///{newer}") as store, store._writable().begin() as conn:
+        conn.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999'"))
+    given = url.format(blocker=blocker, newer=newer)
+    with pytest.raises(StoreError) as now:
+        open_store(given)
+    with pytest.raises(StoreError) as later:
+        open_store_later(given)
+    assert str(later.value) == str(now.value)

@@ -16,10 +16,11 @@ from assay.results.rollup import StatusCounts
 from assay.run_options import RunOptions
 from assay.runner.observer import RunStart, StatusHook
 from assay.runner.outcome import JobOutcome
-from assay.store import Store
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
+
+    from assay.store import Store
 
 PLAIN_INTERVAL_S = 5.0
 

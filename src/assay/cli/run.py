@@ -114,7 +114,7 @@ def run(
         from assay.cli._progress import execute_with_progress
         from assay.cli.summary import exit_code, print_summary
         from assay.runner import run_options
-        from assay.store import open_store
+        from assay.store._deferred import open_store_later
 
     given = {name: value for name, value in locals().items() if name in RunOptions.model_fields}
     options = run_options(given, spell=_flag)
@@ -141,7 +141,7 @@ def run(
             ]
         )
     outputs = _outputs(out, fmt)
-    opened = open_store(store)
+    opened = open_store_later(store, collector_paused)  # a new file: at its first use
     verdict = None
     try:
         gate = read_gate(fail_under, baseline, max_regressions, opened)

@@ -46,13 +46,13 @@ from assay.runner.select import failed_tests, rerun_request, select_cases
 from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
 from assay.runner.writer import ResultWriter, encode_result
-from assay.store import Store
 from assay.store._lock import RunHolder
 from assay.targets.base import Target
 from assay.version import __version__
 
 if TYPE_CHECKING:
     from assay.models import ChatModel, ResponseCache
+    from assay.store import Store  # SQLAlchemy: imported once the store is opened
 
 
 def git_commit() -> str | None:

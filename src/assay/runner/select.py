@@ -16,12 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
 from assay.runner.request import IN_MEMORY, RunRequest
 from assay.runner.storable import storable_text
-from assay.store import RunNotFound, Store
+from assay.store import RunNotFound
+
+if TYPE_CHECKING:
+    from assay.store import Store
 
 # what --only-failed re-runs: a test with nothing checked (not_run) would not change
 RERUN_STATUSES = ("failed", "error")

@@ -43,7 +43,6 @@ from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.forking import let_go_of_signals, signals_held, single_threaded
 from assay.runner.storable import storable_json, unstorable
-from assay.store._bulk import bind_plainly
 from assay.store._lock import HEARTBEAT_S, RunHolder
 from assay.store._rows import Encoded, Prepared, prepare_json
 
@@ -168,6 +167,8 @@ def _writer_main(
         # over it, every 700 allocations by default, cost about 7 us per result.
         gc.freeze()
         gc.set_threshold(GC_THRESHOLD)
+        from assay.store._bulk import bind_plainly  # with the store: SQLAlchemy
+
         bind_plainly()
     written = 0
     replaced: list[int] = []

@@ -14,12 +14,12 @@ import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from sqlalchemy import Connection, select, update
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError, Problem
-from assay.store.models import runs
+
+if TYPE_CHECKING:  # SQLAlchemy is imported where it is used: the run's writer names
+    from sqlalchemy import Connection  # RunHolder before anything opens the store
 
 HEARTBEAT_S = 5.0
 STALE_AFTER_S = 60.0
@@ -93,6 +93,10 @@ def claim(
 ) -> bool:
     """In ``conn``'s write transaction: take the run for ``me`` unless a live process holds
     it (raises RunLocked). False when there is no such run."""
+    from sqlalchemy import select, update
+
+    from assay.store.models import runs
+
     query = select(runs.c.holder_host, runs.c.holder_pid, runs.c.heartbeat_at).where(
         runs.c.id == run_id
     )
@@ -109,6 +113,8 @@ def claim(
 
 def held_by(run_id: str, me: RunHolder) -> Any:
     """The WHERE clause of an update only ``me``, the holder, may make."""
+    from assay.store.models import runs
+
     return (runs.c.id == run_id) & (runs.c.holder_host == me.host) & (runs.c.holder_pid == me.pid)
 
 
