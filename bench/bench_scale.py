@@ -4,6 +4,8 @@ interleaved, whole processes (start-up included). Each round also runs ``floor_l
 the bare loop plus the least a tool that stores every result must do (a JSON payload per
 result, a forked SQLite writer), a floor for what any harness costs. Figures are medians;
 ratios are assay's wall / the bare loop's (below 1.0: faster than one process can be).
+``--baseline-src DIR`` also runs assay from another source tree (e.g. ``git archive REV src
+| tar -x -C /tmp/base``; compile it) in every round, for a before/after in one invocation.
 
     python bench/bench_scale.py                  # every scenario, 3 rounds each
     python bench/bench_scale.py --rounds 5 --only workers --agent lean
@@ -32,9 +34,15 @@ from bench_run import ASSAY, HERE, start_agent, timed, write_dataset
 RAY_START = "import ray; ray.init(include_dashboard=False, log_to_driver=False); ray.shutdown()"
 
 
-def assay_args(data: Path, url: str, concurrency: int, tmp: str, *extra: str) -> list[str]:
+# assay from another source tree (--baseline-src), its first argument the tree
+FROM_TREE = "import sys; sys.path.insert(0, sys.argv.pop(1)); from assay.cli import main; main()"
+
+
+def assay_args(
+    data: Path, url: str, concurrency: int, tmp: str, *extra: str, command: tuple[str, ...]
+) -> list[str]:
     return [
-        ASSAY,
+        *command,
         "run",
         "--dataset",
         str(data),
@@ -44,7 +52,7 @@ def assay_args(data: Path, url: str, concurrency: int, tmp: str, *extra: str) ->
         str(concurrency),
         "--quiet",
         "--store",
-        f"sqlite:///{tmp}/assay-{'-'.join(extra)}.db",
+        f"sqlite:///{tmp}/assay-{len(command)}-{'-'.join(extra)}.db",  # a new store each
         *extra,
     ]
 
@@ -56,9 +64,17 @@ def scenario(
     rounds: int,
     ways: dict[str, list[str]],
     agent_kind: str = "aiohttp",
+    trees: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
+    """``trees``: label -> the command that runs assay (default: the installed one)."""
+    trees = trees or {"": (ASSAY,)}
+    runs = {
+        f"{name}{label}": (extra, command)
+        for name, extra in ways.items()
+        for label, command in trees.items()
+    }
     agent, url = start_agent(latency_ms, agent_kind)
-    walls: dict[str, list[float]] = {name: [] for name in ["bare loop", "floor", *ways]}
+    walls: dict[str, list[float]] = {name: [] for name in ["bare loop", "floor", *runs]}
     ratios: dict[str, list[float]] = {name: [] for name in walls}
     cpus: dict[str, list[float]] = {name: [] for name in walls}
     try:
@@ -76,9 +92,9 @@ def scenario(
                 walls["floor"].append(floor_wall)
                 cpus["floor"].append(floor_cpu)
                 ratios["floor"].append(floor_wall / bare_wall)
-                for name, extra in ways.items():
+                for name, (extra, command) in runs.items():
                     wall, cpu, _, code, out = timed(
-                        assay_args(data, url, concurrency, tmp, *extra), tmp
+                        assay_args(data, url, concurrency, tmp, *extra, command=command), tmp
                     )
                     if code not in (0, 1):
                         raise SystemExit(f"assay run {' '.join(extra)} failed ({code}):\n{out}")
@@ -96,7 +112,7 @@ def scenario(
     for name in walls:
         wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
         print(
-            f"  {name:<18} wall {wall:6.2f} s  ({statistics.median(ratios[name]):4.2f}x the "
+            f"  {name:<26} wall {wall:6.2f} s  ({statistics.median(ratios[name]):4.2f}x the "
             f"bare loop)  CPU {cpu * 1000 / n:.3f} ms/test ({cpu / bare_cpu:4.2f}x)",
             flush=True,
         )
@@ -114,13 +130,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=["latency", "workers", "ray"])
     parser.add_argument("--agent", choices=["aiohttp", "lean"], default="aiohttp")
+    parser.add_argument("--baseline-src", type=Path, help="also run assay from this src tree")
     args = parser.parse_args()
+    trees = {"": (ASSAY,)}
+    if args.baseline_src:
+        label = f" ({args.baseline_src.absolute().parent.name})"
+        trees[label] = (sys.executable, "-c", FROM_TREE, str(args.baseline_src.absolute()))
     if args.only in (None, "latency"):
         ways = {"default workers": [], "--workers 1": ["--workers", "1"]}
-        scenario(5_000, 100, 100, args.rounds, ways, args.agent)
+        scenario(5_000, 100, 100, args.rounds, ways, args.agent, trees)
     if args.only in (None, "workers"):
         ways = {"--workers 1": ["--workers", "1"], "--workers 2": ["--workers", "2"]}
-        scenario(10_000, 50, 500, args.rounds, ways, args.agent)
+        scenario(10_000, 50, 500, args.rounds, ways, args.agent, trees)
     if args.only in (None, "ray"):
         try:
             subprocess.run([sys.executable, "-c", "import ray"], check=True)
