@@ -476,6 +476,16 @@ def _token_counts(usage: TokenUsage | None) -> tuple[int, int, int, int, int] | 
     )
 
 
+def _add_score(sums: dict[str, list[Any]], key: str, score: float) -> None:
+    """One more ``score`` in ``sums[key]``, a running [sum, count]."""
+    running = sums.get(key)
+    if running is None:
+        sums[key] = [score, 1]
+    else:
+        running[0] += score
+        running[1] += 1
+
+
 class SummaryBuilder:
     """Accumulates a ReportSummary one result at a time, so a run never holds every result.
     Per result it only counts (plain ints and dicts); the models are built in ``build``."""
@@ -560,19 +570,9 @@ class SummaryBuilder:
         evaluated = self._evaluated
         evaluated[name] = evaluated.get(name, 0) + 1
         if score is not None:
-            scores = self._scores.get(name)
-            if scores is None:
-                self._scores[name] = [score, 1]
-            else:
-                scores[0] += score
-                scores[1] += 1
+            _add_score(self._scores, name, score)
             if dimension:
-                dims = self._dims.get(dimension)
-                if dims is None:
-                    self._dims[dimension] = [score, 1]
-                else:
-                    dims[0] += score
-                    dims[1] += 1
+                _add_score(self._dims, dimension, score)
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
