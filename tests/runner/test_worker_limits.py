@@ -12,7 +12,8 @@ from assay.net.limits import limiter_for, reset_limiters, share_limits
 from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan, plan_run
 from assay.runner.shard import ShardSpec
-from assay.runner.sharding import cap, choose, split
+from assay.runner.sharding import choose
+from assay.runner.spread import cap, split
 from tests.runner.scale_suite import run
 from tests.targets.agent_server import agent_server
 

@@ -28,7 +28,7 @@ from typing import Any
 from assay.errors import TargetError, first_line
 from assay.runner.pool import EncodedSink, Lost
 from assay.runner.shard import Encoded, ShardSpec, Slot, run_slots
-from assay.runner.sharding import cap, split
+from assay.runner.spread import cap, split
 
 # not shipped to the cluster: the store, caches, environments; datasets are already read
 SHIP_EXCLUDES = [".assay", ".git", ".venv", "venv", "node_modules", "__pycache__"]

@@ -12,17 +12,17 @@ store as they run, the second cannot be imported by another interpreter.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from assay.cases.models import TestCase
 from assay.config import WORKERS_FROM_TESTS
 from assay.errors import ConfigError, Problem
-from assay.net.limits import shares
 from assay.run_options import RunOptions
 from assay.runner.plan import RunPlan
 from assay.runner.pool import EncodedSink, LocalPool, Lost, Probe
 from assay.runner.shard import ShardSpec, Slot
+from assay.runner.spread import cap, split
 from assay.secrets import REDACTOR
 
 RAY_INSTALL = "pip install 'assay[ray]'"
@@ -49,21 +49,6 @@ class Sharding:
 
 def _refuse(flag: str, why: str) -> ConfigError:
     return ConfigError([Problem("options", flag, why)])
-
-
-def _smallest_in_flight(plan: RunPlan) -> int | None:
-    target = plan.target
-    spec = target.http or target.openai
-    limits = [getattr(spec, "max_in_flight", None)]
-    limits += [getattr(model, "max_in_flight", None) for model in (plan.judge, plan.simulator)]
-    return min((limit for limit in limits if limit), default=None)
-
-
-def cap(count: int, plan: RunPlan, total: int) -> int:
-    """``count`` workers, but no more than the run's concurrency, its ``total`` results, or
-    the smallest ``max_in_flight`` of an endpoint (each worker needs a slot of each)."""
-    limit = _smallest_in_flight(plan)
-    return min(count, plan.suite.execution.concurrency, max(total, 1), limit or count)
 
 
 def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int) -> Sharding:
@@ -101,14 +86,6 @@ def choose(options: RunOptions, plan: RunPlan, cases: list[TestCase], total: int
     if capped == 1:
         return Sharding(why=f"one process ({why})" if count > 1 else "")
     return Sharding("local", capped, f"{capped} worker processes ({why})")
-
-
-def split(spec: ShardSpec, count: int) -> list[ShardSpec]:
-    """``spec`` for each of ``count`` workers: its number and its share of the run's
-    concurrency (and, through ``workers``, of each endpoint limit)."""
-    spec = replace(spec, workers=count)
-    concurrency = shares(spec.plan.suite.execution.concurrency, count)
-    return [spec.for_worker(i, share) for i, share in enumerate(concurrency)]
 
 
 def _import_ray() -> Any:
