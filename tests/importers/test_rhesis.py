@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+import assay
+from assay.errors import ConfigError
+from assay.importers.rhesis import import_rhesis
 from assay.importers.rhesis_columns import parse_turns
 from tests.importers.conftest import run_import
 
@@ -202,4 +205,31 @@ def test_unreadable_or_empty_sets_exit_2(write: Callable[[str, str], Path]) -> N
     tags_only = run_import("rhesis", write("tags.csv", "category,topic\nSafety,Locks\n"))
     assert (
         tags_only.code == 2 and "row 2: the test: neither a prompt nor a goal" in tags_only.stderr
+    )
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "not UTF-8"])
+def test_a_test_set_that_cannot_be_read_is_refused_as_a_suite_is(tmp_path: Path, kind: str) -> None:
+    """One reader for both: the same line for the same fault, naming the file."""
+    rhesis, suite = tmp_path / "set.csv", tmp_path / "suite.yaml"
+    if kind == "folder":
+        rhesis.mkdir()
+        suite.mkdir()
+    elif kind == "not UTF-8":
+        rhesis.write_bytes(b"prompt_content\n\xff\n")
+        suite.write_bytes(b"name: abcdefgh\n\xff\n")  # the 0xff at the same offset, 15
+    with pytest.raises(ConfigError) as from_rhesis:
+        import_rhesis(rhesis)
+    with pytest.raises(ConfigError) as from_suite:
+        assay.load_suite(suite)
+    said = str(from_rhesis.value).replace(str(rhesis), "FILE")
+    assert said == str(from_suite.value).replace(str(suite), "FILE")
+    assert (
+        said
+        == {
+            "missing": "FILE: file not found",
+            "folder": "FILE: cannot read the file: [Errno 21] Is a directory: 'FILE'",
+            "not UTF-8": "FILE: cannot read the file: 'utf-8' codec can't decode byte 0xff in "
+            "position 15: invalid start byte",
+        }[kind]
     )

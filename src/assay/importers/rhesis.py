@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._json import load_bounded
+from assay.cases._yaml import read_source
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, plain, text
@@ -74,12 +75,7 @@ def _items(items: list[str]) -> str:
 def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(row or entry number, fields) for each entry of the file."""
     source = str(path)
-    try:
-        data = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError([Problem(source, "", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
+    data = read_source(path, encoding="utf-8-sig")  # a BOM, as Excel writes CSV, dropped
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
