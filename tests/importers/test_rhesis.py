@@ -233,3 +233,13 @@ def test_a_test_set_that_cannot_be_read_is_refused_as_a_suite_is(tmp_path: Path,
             "position 15: invalid start byte",
         }[kind]
     )
+
+
+def test_the_written_suite_says_goal_tests_need_a_judge(tmp_path: Path) -> None:
+    """As docs/goal-tests.md: the judge derives the contract and gives the verdict (and plays
+    the user unless simulator: names another model); a simulator alone runs nothing."""
+    source = tmp_path / "set.csv"
+    source.write_text(f"goal,prompt_content,expected_response\n{GOAL},,\n,Hi?,Hello\n")
+    notes = " ".join(import_rhesis(source).notes)
+    assert "goal tests need it too" in notes and "set judge:" in notes
+    assert "need a simulator model" not in notes

@@ -44,7 +44,8 @@ def import_rhesis(path: Path) -> Imported:
     out = Imported("rhesis", str(path), {"name": plain(path.stem) or "rhesis"})
     out.notes.append(
         "Expected responses are checked by the correctness judge (set judge:); goal tests "
-        "need a simulator model (set simulator:)."
+        "need it too, to derive their contract and judge the conversation (its model plays "
+        "the user unless simulator: names another)."
     )
     names = Names()
     unknown: dict[str, list[str]] = {}
