@@ -201,17 +201,23 @@ def test_unreadable_or_empty_sets_exit_2(write: Callable[[str, str], Path]) -> N
     empty = run_import("rhesis", write("empty.csv", "category,topic\n,\n"))
     assert empty.code == 2 and "nothing in it could be mapped" in empty.stderr
     other = run_import("rhesis", write("set.txt", "hello"))
-    assert other.code == 2 and ".csv, .json or .jsonl" in other.stderr
+    assert other.code == 2 and ".csv, .xlsx, .json or .jsonl" in other.stderr
     tags_only = run_import("rhesis", write("tags.csv", "category,topic\nSafety,Locks\n"))
     assert (
         tags_only.code == 2 and "row 2: the test: neither a prompt nor a goal" in tags_only.stderr
     )
 
 
-@pytest.mark.parametrize("kind", ["missing", "folder", "not UTF-8"])
-def test_a_test_set_that_cannot_be_read_is_refused_as_a_suite_is(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "suffix"),
+    [("missing", ".csv"), ("folder", ".csv"), ("not UTF-8", ".csv")]
+    + [("missing", ".xlsx"), ("folder", ".xlsx")],
+)
+def test_a_test_set_that_cannot_be_read_is_refused_as_a_suite_is(
+    tmp_path: Path, kind: str, suffix: str
+) -> None:
     """One reader for both: the same line for the same fault, naming the file."""
-    rhesis, suite = tmp_path / "set.csv", tmp_path / "suite.yaml"
+    rhesis, suite = tmp_path / f"set{suffix}", tmp_path / "suite.yaml"
     if kind == "folder":
         rhesis.mkdir()
         suite.mkdir()
@@ -243,3 +249,22 @@ def test_the_written_suite_says_goal_tests_need_a_judge(tmp_path: Path) -> None:
     notes = " ".join(import_rhesis(source).notes)
     assert "goal tests need it too" in notes and "set judge:" in notes
     assert "need a simulator model" not in notes
+
+
+def test_an_excel_test_set_imports_as_its_csv_does(tmp_path: Path) -> None:
+    """Rhesis's "Import from File" takes .xlsx as well as CSV: the first sheet, the header
+    on row 1, rows numbered as the spreadsheet shows them."""
+    import openpyxl
+
+    rows = list(csv.reader(io.StringIO(SDK_CSV)))
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(tmp_path / "set.xlsx")
+    (tmp_path / "set.csv").write_text(SDK_CSV, encoding="utf-8")
+    from_excel = import_rhesis(tmp_path / "set.xlsx")
+    from_csv = import_rhesis(tmp_path / "set.csv")
+    assert from_excel.tests and from_excel.tests == from_csv.tests
+    assert from_excel.unmapped == from_csv.unmapped
+    with pytest.raises(ConfigError, match=r"set\.xls: .* or \.jsonl file: save the workbook as"):
+        import_rhesis(tmp_path / "set.xls")
