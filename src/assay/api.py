@@ -23,12 +23,13 @@ CLI and the dashboard's run worker print from its outcome.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from assay.errors import ConfigError, Problem
 
@@ -45,44 +46,7 @@ PathArgument = str | os.PathLike[str]
 WAIT_STEP_S = 0.2  # how often run(), waiting inside a running loop, looks for a cancellation
 # a Python agent: (query, session_id) -> str or dict, sync or async
 AgentFunction = Callable[[str, str], Any]
-
-
-def run(
-    suite_or_path: str | os.PathLike[str] | LoadedSuite | None = None,
-    *,
-    target: str | AgentFunction | None = None,
-    dataset: PathArgument | Sequence[PathArgument] | None = None,
-    store: str | Store | None = None,
-    concurrency: int | None = None,
-    workers: int | None = None,
-    executor: str | None = None,
-    ray_address: str | None = None,
-    repeat: int | None = None,
-    limit: int | None = None,
-    keyword: str | None = None,
-    tags: Sequence[str] | None = None,
-    only_failed: str | None = None,
-    judge: str | None = None,
-    judge_base_url: str | None = None,
-    turn_timeout_s: float | None = None,
-    metric_timeout_s: float | None = None,
-    retries: int | None = None,
-    max_file_mb: float | None = None,
-    no_cache: bool = False,
-    resume: str | None = None,
-    on_start: OnStart | None = None,
-    on_result: OnResult | None = None,
-) -> Report:
-    """Run a suite and return its report; see ``run_async`` for the arguments.
-
-    Called where an event loop is already running (a notebook cell), the run gets a loop of
-    its own in a helper thread, and the hooks are called in that thread."""
-    call = _Call(suite_or_path, _options(locals()), store, resume, on_start, on_result)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return call.run()
-    return _in_a_thread(call)
+P = ParamSpec("P")
 
 
 async def run_async(
@@ -127,6 +91,52 @@ async def run_async(
     """
     call = _Call(suite_or_path, _options(locals()), store, resume, on_start, on_result)
     return await call.run_async()
+
+
+def _sync_twin(
+    twin: Callable[P, Coroutine[Any, Any, Report]],
+) -> Callable[[Callable[[dict[str, Any]], Report]], Callable[P, Report]]:
+    """``run`` from its body: a function with ``twin``'s (``run_async``'s) parameters, one
+    list for both, that binds its call's arguments as ``twin`` would (defaults filled in)
+    and hands them to the body as one mapping."""
+    signature = inspect.signature(twin)
+
+    def decorate(body: Callable[[dict[str, Any]], Report]) -> Callable[P, Report]:
+        def twinned(*args: P.args, **kwargs: P.kwargs) -> Report:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:  # as Python words a bad call: "run() got an ..."
+                raise TypeError(f"{body.__name__}() {exc}") from None
+            bound.apply_defaults()
+            return body(bound.arguments)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(twinned, name, getattr(body, name))
+        twinned.__signature__ = signature  # type: ignore[attr-defined]
+        return twinned
+
+    return decorate
+
+
+@_sync_twin(run_async)
+def run(arguments: dict[str, Any]) -> Report:
+    """Run a suite and return its report; the arguments are ``run_async``'s.
+
+    Called where an event loop is already running (a notebook cell), the run gets a loop of
+    its own in a helper thread, and the hooks are called in that thread."""
+    call = _Call(
+        arguments["suite_or_path"],
+        _options(arguments),
+        arguments["store"],
+        arguments["resume"],
+        arguments["on_start"],
+        arguments["on_result"],
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call.run()
+    return _in_a_thread(call)
 
 
 def execute(

@@ -40,6 +40,14 @@ def test_run_and_run_async_take_exactly_the_options_and_the_same_arguments() -> 
     assert set(run) - API_ONLY == {api_name(name) for name in RunOptions.model_fields}
 
 
+def test_a_bad_call_of_run_is_the_type_error_python_gives() -> None:
+    with pytest.raises(TypeError, match=r"^run\(\) got an unexpected keyword argument 'bogus'$"):
+        assay.run(bogus=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^run\(\) "):
+        assay.run("suite.yaml", "another")  # type: ignore[call-arg]
+    assert assay.run.__name__ == "run" and "run_async" in (assay.run.__doc__ or "")
+
+
 def test_every_option_is_a_flag_of_assay_run_with_the_options_help() -> None:
     root: Any = typer.main.get_command(app)
     command = root.get_command(root.context_class(root), "run")  # loaded when asked for

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+import assay
+from assay.errors import ConfigError
+from assay.importers.rhesis import import_rhesis
 from assay.importers.rhesis_columns import parse_turns
 from tests.importers.conftest import run_import
 
@@ -198,8 +201,70 @@ def test_unreadable_or_empty_sets_exit_2(write: Callable[[str, str], Path]) -> N
     empty = run_import("rhesis", write("empty.csv", "category,topic\n,\n"))
     assert empty.code == 2 and "nothing in it could be mapped" in empty.stderr
     other = run_import("rhesis", write("set.txt", "hello"))
-    assert other.code == 2 and ".csv, .json or .jsonl" in other.stderr
+    assert other.code == 2 and ".csv, .xlsx, .json or .jsonl" in other.stderr
     tags_only = run_import("rhesis", write("tags.csv", "category,topic\nSafety,Locks\n"))
     assert (
         tags_only.code == 2 and "row 2: the test: neither a prompt nor a goal" in tags_only.stderr
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "suffix"),
+    [("missing", ".csv"), ("folder", ".csv"), ("not UTF-8", ".csv")]
+    + [("missing", ".xlsx"), ("folder", ".xlsx")],
+)
+def test_a_test_set_that_cannot_be_read_is_refused_as_a_suite_is(
+    tmp_path: Path, kind: str, suffix: str
+) -> None:
+    """One reader for both: the same line for the same fault, naming the file."""
+    rhesis, suite = tmp_path / f"set{suffix}", tmp_path / "suite.yaml"
+    if kind == "folder":
+        rhesis.mkdir()
+        suite.mkdir()
+    elif kind == "not UTF-8":
+        rhesis.write_bytes(b"prompt_content\n\xff\n")
+        suite.write_bytes(b"name: abcdefgh\n\xff\n")  # the 0xff at the same offset, 15
+    with pytest.raises(ConfigError) as from_rhesis:
+        import_rhesis(rhesis)
+    with pytest.raises(ConfigError) as from_suite:
+        assay.load_suite(suite)
+    said = str(from_rhesis.value).replace(str(rhesis), "FILE")
+    assert said == str(from_suite.value).replace(str(suite), "FILE")
+    assert (
+        said
+        == {
+            "missing": "FILE: file not found",
+            "folder": "FILE: cannot read the file: [Errno 21] Is a directory: 'FILE'",
+            "not UTF-8": "FILE: cannot read the file: 'utf-8' codec can't decode byte 0xff in "
+            "position 15: invalid start byte",
+        }[kind]
+    )
+
+
+def test_the_written_suite_says_goal_tests_need_a_judge(tmp_path: Path) -> None:
+    """As docs/goal-tests.md: the judge derives the contract and gives the verdict (and plays
+    the user unless simulator: names another model); a simulator alone runs nothing."""
+    source = tmp_path / "set.csv"
+    source.write_text(f"goal,prompt_content,expected_response\n{GOAL},,\n,Hi?,Hello\n")
+    notes = " ".join(import_rhesis(source).notes)
+    assert "goal tests need it too" in notes and "set judge:" in notes
+    assert "need a simulator model" not in notes
+
+
+def test_an_excel_test_set_imports_as_its_csv_does(tmp_path: Path) -> None:
+    """Rhesis's "Import from File" takes .xlsx as well as CSV: the first sheet, the header
+    on row 1, rows numbered as the spreadsheet shows them."""
+    import openpyxl
+
+    rows = list(csv.reader(io.StringIO(SDK_CSV)))
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(tmp_path / "set.xlsx")
+    (tmp_path / "set.csv").write_text(SDK_CSV, encoding="utf-8")
+    from_excel = import_rhesis(tmp_path / "set.xlsx")
+    from_csv = import_rhesis(tmp_path / "set.csv")
+    assert from_excel.tests and from_excel.tests == from_csv.tests
+    assert from_excel.unmapped == from_csv.unmapped
+    with pytest.raises(ConfigError, match=r"set\.xls: .* or \.jsonl file: save the workbook as"):
+        import_rhesis(tmp_path / "set.xls")

@@ -66,7 +66,7 @@ def test_the_simulated_user_stops_early_and_the_trace_follows_the_spec(
         "is_successful": True,
         "confidence": 0.8,
     }
-    assert trace["findings"][0] == "✓ All 1 behaviours met"
+    assert trace["findings"][0] == "✓ All criteria met"  # the source trace's wording
     # the same conversation as a TestResult with turns, for every reporter
     assert [t.input for t in result.turns or []] == [
         "Hi, when is my flight?",

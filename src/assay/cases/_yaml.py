@@ -96,15 +96,24 @@ class BoundedLoader(yaml.SafeLoader):
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)
 
 
-def read_yaml(path: Path) -> Any:
-    """The parsed YAML of a suite file; raises ConfigError naming the line."""
+def read_source(path: Path, encoding: str = "utf-8") -> str:
+    """The text of a file the user gave (a suite, a file to import), its line endings as
+    they are; ConfigError naming the file when it is missing, unreadable or not text in
+    ``encoding``."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes().decode(encoding)
     except FileNotFoundError:
         raise ConfigError([Problem(source, "", "file not found")]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
+
+
+def read_yaml(path: Path) -> Any:
+    """The parsed YAML of a suite file; raises ConfigError naming the line."""
+    source = str(path)
+    # universal newlines, as a text-mode read gives them: line numbers count \r as a break
+    text = read_source(path).replace("\r\n", "\n").replace("\r", "\n")
     try:
         return yaml.load(text, Loader=BoundedLoader)
     except yaml.reader.ReaderError as exc:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._json import load_bounded
+from assay.cases._yaml import read_source
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, plain, text
@@ -38,12 +39,17 @@ _KNOWN = {"prompt", "test_type", "test_configuration", "min_turns", "max_turns"}
 _KNOWN |= {"prompt_content", "expected_response", *TAG_FIELDS, *GOAL_FIELDS}
 
 
+SUFFIXES = (".csv", ".json", ".jsonl", ".xlsx")
+SUFFIXES_SAID = ".csv, .xlsx, .json or .jsonl"
+
+
 def import_rhesis(path: Path) -> Imported:
     rows = _read(path)
     out = Imported("rhesis", str(path), {"name": plain(path.stem) or "rhesis"})
     out.notes.append(
         "Expected responses are checked by the correctness judge (set judge:); goal tests "
-        "need a simulator model (set simulator:)."
+        "need it too, to derive their contract and judge the conversation (its model plays "
+        "the user unless simulator: names another)."
     )
     names = Names()
     unknown: dict[str, list[str]] = {}
@@ -74,13 +80,14 @@ def _items(items: list[str]) -> str:
 def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(row or entry number, fields) for each entry of the file."""
     source = str(path)
-    try:
-        data = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError([Problem(source, "", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(source, "", f"cannot read the file: {exc}")]) from None
     suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        hint = ": save the workbook as .xlsx" if suffix == ".xls" else ""
+        message = f"a Rhesis test set is a {SUFFIXES_SAID} file{hint}"
+        raise ConfigError([Problem(source, "", message)])
+    if suffix == ".xlsx":
+        return _read_sheet(path)
+    data = read_source(path, encoding="utf-8-sig")  # a BOM, as Excel writes CSV, dropped
     try:
         if suffix == ".csv":
             reader = csv.DictReader(io.StringIO(data, newline=""))
@@ -96,13 +103,19 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
             return list(enumerate(entries, 1))
     except (csv.Error, ValueError, ValueLimitError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
-    raise ConfigError(
-        [
-            Problem(
-                source, "", "a Rhesis test set is a .csv, .json or .jsonl file (save XLSX as CSV)"
-            )
-        ]
-    )
+    raise AssertionError(suffix)  # SUFFIXES has no other
+
+
+def _read_sheet(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """An Excel test set: its first sheet, read as an XLSX dataset is (the same limits and
+    errors), each row numbered as the spreadsheet shows it."""
+    from assay.datasets.readers import open_table
+
+    if not path.is_file():  # missing, or a folder: said as for a test set of another kind
+        read_source(path)
+    with open_table(path, str(path)) as table:
+        # a row may be shorter or longer than the header, as in a CSV file
+        return [(n, dict(zip(table.header, cells, strict=False))) for n, cells in table.rows]
 
 
 def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:

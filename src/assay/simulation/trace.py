@@ -123,7 +123,7 @@ def findings(
     if evaluation is not None:
         unmet = [c for c in evaluation.criteria_evaluations if not c.met]
         if not unmet:
-            lines.append(f"✓ All {len(evaluation.criteria_evaluations)} behaviours met")
+            lines.append("✓ All criteria met")  # the source trace's line, word for word
         lines += [f"✗ {unmet_line(c)}" for c in unmet]
     for turn in result.turns or ():
         for error in turn.errors:
