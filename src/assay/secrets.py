@@ -28,7 +28,7 @@ from urllib.parse import quote, quote_plus, unquote, urlsplit
 from assay._env_vars import REFERENCE
 
 MASK = "***"
-_MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
+MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 
 # A name is a credential's when one of its words is one of these ...
 _CREDENTIAL_WORDS = frozenset(
@@ -120,7 +120,7 @@ class Redactor:
 
     def add(self, *secrets: str) -> None:
         for secret in secrets:
-            if secret and len(secret) >= _MIN_SECRET_LENGTH:
+            if secret and len(secret) >= MIN_SECRET_LENGTH:
                 self.secrets.update(encoded_forms(secret))
         # longest first, so a secret that contains another is masked whole
         self._ordered = sorted(self.secrets, key=len, reverse=True)

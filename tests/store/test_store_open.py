@@ -148,6 +148,14 @@ def test_an_unreachable_server_is_a_store_error_with_the_password_masked() -> No
     assert caught.value.exit_code == 3
 
 
+def test_a_one_letter_password_is_masked_where_it_stands_alone_not_inside_words() -> None:
+    with pytest.raises(StoreError) as caught:
+        open_store("postgresql+psycopg://u:p@127.0.0.1:1/db")
+    message = str(caught.value)
+    assert "port 1 failed" in message and "***ort" not in message
+    assert message.startswith("cannot open the store postgresql+psycopg://u:***@127.0.0.1:1/")
+
+
 @pytest.mark.parametrize(
     ("url", "expected"),
     [

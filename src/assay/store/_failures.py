@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -12,15 +13,22 @@ from typing import Any, ParamSpec, TypeVar
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from assay.errors import first_line
+from assay.secrets import MASK, MIN_SECRET_LENGTH
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def reason(exc: BaseException, password: str | None) -> str:
-    """The first line of the database's message, without the store's password."""
+    """The first line of the database's message, without the store's password: a short one
+    (under MIN_SECRET_LENGTH) only where it stands alone, else a password ``p`` would turn
+    "port" into "***ort"."""
     first = first_line(getattr(exc, "orig", None) or exc) or type(exc).__name__
-    return first.replace(password, "***") if password else first
+    if not password:
+        return first
+    if len(password) >= MIN_SECRET_LENGTH:
+        return first.replace(password, MASK)
+    return re.sub(rf"(?<!\w){re.escape(password)}(?!\w)", MASK, first)
 
 
 def _driver_error(exc: BaseException) -> bool:
