@@ -145,4 +145,4 @@ def test_record_schemas_require_the_contract_fields(assay_cli: RunCli) -> None:
         "passed",
         "execution_time_ms",
         "errors",
-    } <= set(turn["required"])
+    } == set(turn["required"])

@@ -1,0 +1,78 @@
+"""``assay schema`` describes records a reader can check: the turn-result contract's own
+example TurnResult is valid against it, and so is every record assay writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from assay.results.models import TokenUsage, ToolInvocation, TurnResult
+from assay.results.schema import json_schema
+
+# specs/turn-result-contract.txt §1's example turn ("args": {...} written as {})
+CONTRACT_TURN: dict[str, Any] = {
+    "turn_index": 0,
+    "input": "...",
+    "response": "...",
+    "ground_truth": "206588",
+    "tool_calls": ["lookup"],
+    "tool_invocations": [
+        {"name": "lookup", "args": {}, "result": 206588.0, "bytes": 32, "duration_ms": 41}
+    ],
+    "tools_matched": True,
+    "arg_match_details": None,
+    "metric_results": [
+        {
+            "metric_name": "numeric",
+            "kind": "standard",
+            "score": 1.0,
+            "threshold": None,
+            "passed": True,
+            "scale": "0-1",
+            "error": None,
+            "retry_count": 0,
+            "evaluation_time_ms": 0,
+            "model_used": None,
+            "reasoning": None,
+        }
+    ],
+    "passed": True,
+    "execution_time_ms": 412,
+    "token_usage": {"prompt_tokens": 180, "completion_tokens": 12, "total_tokens": 192},
+    "errors": [],
+    "skipped": False,
+}
+
+
+def errors(schema: dict[str, Any], record: Any) -> list[str]:
+    return [e.message for e in Draft202012Validator(schema).iter_errors(record)]
+
+
+def test_the_contracts_example_turn_is_a_valid_turn_result() -> None:
+    assert errors(json_schema("turn-result"), CONTRACT_TURN) == []
+
+
+def test_a_turn_without_a_field_the_contract_requires_is_not() -> None:
+    for field in ("turn_index", "input", "tool_calls", "metric_results", "passed", "errors"):
+        turn = {k: v for k, v in CONTRACT_TURN.items() if k != field}
+        assert errors(json_schema("turn-result"), turn) == [f"'{field}' is a required property"]
+
+
+def test_the_contracts_example_turn_is_valid_inside_a_test_result() -> None:
+    turn_result = {"$ref": "#/$defs/TurnResult", "$defs": json_schema("test-result")["$defs"]}
+    assert errors(turn_result, CONTRACT_TURN) == []
+
+
+def test_a_turn_assay_writes_is_valid_too() -> None:
+    turn = TurnResult(
+        turn_index=1,
+        input="q",
+        response="a",
+        tool_invocations=[ToolInvocation(name="t", args={"x": 1}, result="r")],
+        tool_calls=["t"],
+        passed=True,
+        execution_time_ms=3,
+        token_usage=TokenUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3),
+    )
+    assert errors(json_schema("turn-result"), turn.model_dump(mode="json")) == []
