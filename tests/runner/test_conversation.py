@@ -94,7 +94,9 @@ async def test_two_failed_turns_in_a_row_skip_the_rest() -> None:
     )
     assert result.turns is not None
     assert [t.skipped for t in result.turns] == [False, False, True, True]
-    assert result.turns[2].errors == ["skipped: 2 failed turns in a row (turns 0, 1)"]
+    assert result.turns[2].errors == [
+        "skipped: the session is unrecoverable: 2 failed turns in a row (turns 0, 1)"
+    ]
     assert result.turns[3].metric_results == [] and result.turns[3].response is None
 
 
@@ -107,7 +109,9 @@ async def test_session_lost_skips_the_remaining_turns_with_the_reason() -> None:
     t0, t1, t2 = result.turns
     assert t0.passed and not t1.skipped and t2.skipped
     assert t1.errors == ["session lost: session expired"]
-    assert t2.errors == ["skipped: the agent lost the session at turn 1"]
+    assert t2.errors == [
+        "skipped: the session is unrecoverable: the agent lost the session at turn 1"
+    ]
     assert not result.passed
 
 
@@ -116,7 +120,7 @@ async def test_turn_timeout_fails_that_turn_only() -> None:
         {"name": "s", "turns": [{"input": "slow"}, {"input": "fast"}]}, "slow", timeout=1.0
     )
     assert result.turns is not None
-    assert result.turns[0].errors == ["timed out after 1 s"]
+    assert result.turns[0].errors == ["timeout"]
     assert result.turns[1].passed and result.turns[1].response == "done"
 
 

@@ -177,7 +177,9 @@ async def test_a_lost_session_skips_the_rest_of_the_conversation(server: AgentSe
     ]
     assert second.skipped is False
     assert third.skipped is True
-    assert third.errors == ["skipped: the agent lost the session at turn 1"]
+    assert third.errors == [
+        "skipped: the session is unrecoverable: the agent lost the session at turn 1"
+    ]
     assert len(server.requests) == 2  # the third turn was never sent
     assert result.passed is False
 
