@@ -158,8 +158,11 @@ def test_what_cannot_be_mapped_is_listed_per_item(
     (tmp_path / "data" / "policy.txt").write_text("policy")
     run = run_import("holodeck", write("agent.yaml", AGENT_YAML))
     lines = run.stderr.splitlines()
-    assert "not mapped (5):" in lines
+    assert "not mapped (8):" in lines
     expected = [
+        "the agent: description: the agent's own definition: assay tests it through `target:`",
+        "the agent: instructions: the agent's own definition",
+        "the agent: model: the agent's own definition",
         "evaluations: model: assay has one judge per suite",
         "evaluations.metrics[2]: rag contextual_precision: assay does not see the retrieved",
         "test_cases[0] 'function tool lookup': files[1]: a file of type image",

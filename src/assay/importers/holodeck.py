@@ -20,12 +20,15 @@ TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as 
 _CASE_KEYS = {"name", "input", "ground_truth", "expected_tools", "files", "retrieval_context"}
 _CASE_KEYS |= {"evaluations", "turns"}
 _TOOL_KEYS = {"name", "args", "count"}
+_AGENT_KEYS_MAPPED = {"name", "test_cases", "evaluations"}
 
 
 def import_holodeck(path: Path) -> Imported:
     why = "no test_cases to import: is this an agent.yaml?"
     raw, cases = read_items(path, "test_cases", why)
     out = Imported("holodeck", str(path), {"name": text(raw.get("name")) or path.stem})
+    for key in sorted(set(raw) - _AGENT_KEYS_MAPPED):  # model, instructions, tools...
+        out.skip("the agent", key, "the agent's own definition: assay tests it through `target:`")
     evaluations = raw.get("evaluations")
     if isinstance(evaluations, dict):
         if evaluations.get("model") is not None:
