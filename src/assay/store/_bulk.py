@@ -135,7 +135,7 @@ class BatchWriter:
         once: multi-row INSERTs on SQLite, COPY on PostgreSQL (several times faster there than
         even a pipelined executemany)."""
         if self._cursor is not None:
-            self._insert_sqlite(table, columns, rows)
+            self.insert_values(table, columns, list(chain.from_iterable(rows)))
             return
         statement = _insert(table, columns, self.postgresql)
         import psycopg  # only PostgreSQL stores need the driver's COPY
@@ -146,17 +146,20 @@ class BatchWriter:
             for row in rows:
                 copy.write_row(row)
 
-    def _insert_sqlite(self, table: str, columns: tuple[str, ...], rows: list[Row]) -> None:
+    def insert_values(self, table: str, columns: tuple[str, ...], values: list[Any]) -> None:
+        """SQLite: insert rows given as one flat list of their values, row after row, in
+        multi-row INSERTs (64, 32, ... rows a statement)."""
+        width = len(columns)
         chunk = ROWS_PER_INSERT
-        while chunk * len(columns) > 999:
+        while chunk * width > 999:
             chunk //= 2
-        start = 0
-        while start < len(rows):
-            while len(rows) - start < chunk:
+        start, end = 0, len(values)
+        while start < end:
+            while end - start < chunk * width:
                 chunk //= 2
-            values = list(chain.from_iterable(rows[start : start + chunk]))
-            self._cursor.execute(_insert(table, columns, False, chunk), values)
-            start += chunk
+            statement = _insert(table, columns, False, chunk)
+            self._cursor.execute(statement, values[start : start + chunk * width])
+            start += chunk * width
 
     def add_counts(self, run_id: str, added: int, passed: int) -> None:
         self._run(_ADD_COUNTS, (added, passed, added - passed, run_id))
