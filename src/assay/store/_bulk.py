@@ -9,7 +9,8 @@ processing was most of the result writer's CPU."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
@@ -121,6 +122,23 @@ class BatchWriter:
             query = f"{_KEYS}({', '.join('?' * len(chunk))})"
             found.update((n, r) for n, r in self._run(query, (run_id, *chunk)))
         return found
+
+    def all_new(self, insert: Callable[[], None]) -> bool:
+        """SQLite: run ``insert`` (the whole batch) as if none of its results were stored
+        yet, in a savepoint: True when none was; False, with nothing of it kept, when the
+        database refused it (the unique key of a result already stored, or another
+        constraint), and the batch is written again after asking which are stored
+        (``stored_keys``), as PostgreSQL always does. A run's writer writes each result
+        once, so the question, about 7k instructions per result, is rarely needed."""
+        self._cursor.execute("SAVEPOINT assay_batch")
+        try:
+            insert()
+        except sqlite3.IntegrityError:
+            self._cursor.execute("ROLLBACK TO assay_batch")
+            self._cursor.execute("RELEASE assay_batch")
+            return False
+        self._cursor.execute("RELEASE assay_batch")
+        return True
 
     def reserve_ids(self, count: int) -> list[int]:
         """Ids for ``count`` new test results, taken before inserting them, so that their
