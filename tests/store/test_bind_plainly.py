@@ -42,3 +42,32 @@ def test_bools_and_nones_bound_plainly_are_stored_as_without(sqlite_url: str) ->
     kinds = {kind for rows in plain.values() for row in rows for kind in row[1::2]}
     assert {"integer", "null"} <= kinds
     store.close()
+
+
+def test_columns_written_into_the_statement_store_what_binding_stores(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A column that is all None, all True or all False in a batch is written into the
+    INSERT as NULL, 1 or 0: the same values and types as bound ones."""
+    from assay.store import _bulk
+
+    results = samples()
+    store = open_store(sqlite_url)
+    for run in ("bound", "literal", "one-by-one"):
+        store.create_run(run_info(run))
+    handed = [(i, _decode(r.model_dump_json().encode())) for i, r in enumerate(results)]
+    monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 0)  # no shape allowed: every value bound
+    store.add_results("bound", handed)
+    assert not _bulk._shapes.get("assay_metric_results")
+    monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 4)
+    store.add_results("literal", handed)
+    for item in handed:  # a batch of one: its Nones and bools all written in
+        store.add_results("one-by-one", [item])
+    shapes = _bulk._shapes["assay_metric_results"]
+    assert any("NULL" in shape for shape in shapes)
+    assert any("1" in shape or "0" in shape for shape in _bulk._shapes["assay_turn_results"])
+    bound = dump(store, "bound")
+    assert dump(store, "literal") == bound
+    assert dump(store, "one-by-one") == bound
+    store.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Iterable
-from itertools import chain
+from itertools import chain, compress, cycle
 from typing import Any
 
 from sqlalchemy import Connection
@@ -25,6 +25,13 @@ KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query on SQLite
 # SQLite's limit). One statement of many rows costs about 15 % less than as many rows
 # through executemany (each row there is a step of its own: driver, mutex, VDBE halt).
 ROWS_PER_INSERT = 64
+# A column whose values in a batch are all None (or all True, or all False) is written into
+# the statement (NULL, 1, 0) instead of bound: binding each costs the driver an adaptation
+# lookup (about 1.1k instructions a value). Each table keeps to a few such shapes of
+# statement, so the driver's statement cache (128) is never outgrown by them.
+PLAIN_SHAPES = 4
+_LITERAL = {None: "NULL", True: "1", False: "0"}
+_shapes: dict[str, set[tuple[str | None, ...]]] = {}
 
 # Written with "?" (SQLite's placeholder); PostgreSQL's driver takes "%s" (see ``_sql``).
 _LOCK_RUN = f"SELECT id FROM {runs.name} WHERE id = ?"
@@ -75,12 +82,44 @@ def _quoted(names: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def _insert(table: str, columns: tuple[str, ...], postgresql: bool, rows: int = 1) -> str:
-    """The statement that inserts ``rows`` rows at once (COPY: any number of rows)."""
+def _insert(
+    table: str,
+    columns: tuple[str, ...],
+    postgresql: bool,
+    rows: int = 1,
+    literals: tuple[str | None, ...] | None = None,
+) -> str:
+    """The statement that inserts ``rows`` rows at once (COPY: any number of rows); on
+    SQLite, a column with a literal (``literals``) takes it in every row, not a value."""
     if postgresql:
         return f'COPY "{table}" ({_quoted(columns)}) FROM STDIN'
-    one = f"({', '.join('?' * len(columns))})"
+    marks = [literal or "?" for literal in literals] if literals else ["?"] * len(columns)
+    one = f"({', '.join(marks)})"
     return f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES {", ".join([one] * rows)}'
+
+
+def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ...] | None:
+    """The columns whose every value in ``values`` (rows of ``width`` values, one after the
+    other) is None, or every one True, or every one False, as the literal each gets; None
+    when there is none, or the table already has PLAIN_SHAPES other shapes. (``count``
+    compares by equality, so 1 and 1.0 count as True: a column whose first value is a bool
+    is one of TestResult's bool fields, which holds only bools and None.)"""
+    rows = len(values) // width
+    found: list[str | None] = [None] * width
+    for j, first in enumerate(values[:width]):
+        if (first is None or first is True or first is False) and values[j::width].count(
+            first
+        ) == rows:
+            found[j] = _LITERAL[first]
+    if not any(found) or all(found):  # nothing to write in, or nothing left to bind
+        return None
+    shape = tuple(found)
+    seen = _shapes.setdefault(table, set())
+    if shape not in seen:
+        if len(seen) >= PLAIN_SHAPES:
+            return None
+        seen.add(shape)
+    return shape
 
 
 class BatchWriter:
@@ -167,8 +206,13 @@ class BatchWriter:
 
     def insert_values(self, table: str, columns: tuple[str, ...], values: list[Any]) -> None:
         """SQLite: insert rows given as one flat list of their values, row after row, in
-        multi-row INSERTs (64, 32, ... rows a statement)."""
+        multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
+        True or all False is written into the statements (``_literals``)."""
         width = len(columns)
+        literals = _literals(table, width, values)
+        if literals is not None:
+            values = list(compress(values, cycle([literal is None for literal in literals])))
+            width = literals.count(None)
         chunk = ROWS_PER_INSERT
         while chunk * width > 999:
             chunk //= 2
@@ -176,7 +220,7 @@ class BatchWriter:
         while start < end:
             while end - start < chunk * width:
                 chunk //= 2
-            statement = _insert(table, columns, False, chunk)
+            statement = _insert(table, columns, False, chunk, literals)
             self._cursor.execute(statement, values[start : start + chunk * width])
             start += chunk * width
 
