@@ -60,7 +60,7 @@ def test_columns_written_into_the_statement_store_what_binding_stores(
     monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 0)  # no shape allowed: every value bound
     store.add_results("bound", handed)
     assert not _bulk._shapes.get("assay_metric_results")
-    monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 4)
+    monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 3)
     store.add_results("literal", handed)
     for item in handed:  # a batch of one: its Nones and bools all written in
         store.add_results("one-by-one", [item])
