@@ -15,6 +15,15 @@ with this one, so load on the machine hits both alike; figures are medians of ``
 
     python bench/bench_writer.py --baseline-src /tmp/base/src            # SQLite and PostgreSQL
     python bench/bench_writer.py --n 5000 --repeat 3 --modes direct:20,writer:1000 --only sqlite
+
+``--profile N`` instead runs, in this interpreter, what the forked writer does with N results
+(SQLite), deterministically, for callgrind: hand-overs of 64 results made as the run process
+makes them, read and decoded three at a time (batches of 192) and stored with
+``store_batch``, the writer's gc settings and adapters on. The slope of two N is the
+writer's instructions per result (``--src`` runs another tree):
+
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=cg.1000 \
+        python bench/bench_writer.py --profile 1000       # and 3000: (I3000 - I1000) / 2000
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 PG_ADMIN = "postgresql://{role}@127.0.0.1:5432/test"
 PG_ROLES = ("postgres", "root")
@@ -116,6 +126,72 @@ def child(src: str, url: str, payloads: str, mode: str) -> None:
     print(spent)
 
 
+def profile(src: str, n: int) -> None:
+    """The forked writer's work on ``n`` results, in this process, without the pipe or the
+    clock: the same batches every time (for callgrind)."""
+    sys.path.insert(0, src)
+    import gc
+    import sqlite3
+    from array import array
+
+    from assay.results.models import RunInfo
+    from assay.runner import writer
+    from assay.store import open_store
+
+    with tempfile.TemporaryDirectory() as folder:
+        payloads, path = Path(folder) / "payloads.jsonl", Path(folder) / "store.db"
+        code = (  # in another process: only the writer's work is counted
+            f"import sys; sys.path[:0] = [{src!r}, {str(Path(__file__).parent)!r}]; "
+            "from pathlib import Path; from bench_writer import write_payloads; "
+            f"write_payloads(Path({str(payloads)!r}), {n}, 1)"
+        )
+        subprocess.run([sys.executable, "-c", code], check=True)
+        texts = payloads.read_bytes().splitlines()
+        store = open_store(f"sqlite:///{path}")
+        store.create_run(RunInfo(id="bench", suite_name="s", started_at="t", assay_version="0"))
+        store.close()
+        chunks = []
+        for first in range(0, n, 64):
+            span = range(first, min(first + 64, n))
+            if hasattr(writer, "_frame"):  # framed by lengths
+                chunks.append(writer._frame(array("q", span), [texts[i] for i in span]))
+            else:  # before: split on a separator
+                sep = b"\x1e"
+                chunks.append(sep.join(b"%d %s" % (i, texts[i]) for i in span))
+        pending = iter(chunks)
+        handed = [0]
+
+        class Inbox:
+            def recv_bytes(self) -> bytes:
+                try:
+                    chunk = next(pending)
+                except StopIteration:
+                    raise EOFError from None
+                handed[0] += 1
+                return chunk
+
+        def ready(_: float) -> bool:
+            return handed[0] % 3 != 0 and handed[0] < len(chunks)
+
+        gc.freeze()
+        gc.set_threshold(writer.GC_THRESHOLD)
+        from assay.store._bulk import bind_plainly
+
+        bind_plainly()
+        store = open_store(f"sqlite:///{path}")
+        store.add_results("bench", [])  # the engine and its first connection
+        inbox: Any = Inbox()
+        more = True
+        while more:
+            batch: list[Any] = []
+            more = writer._read_ready(inbox, batch, ready)
+            if batch:
+                assert not writer.store_batch(store, "bench", batch)
+        store.close()
+        stored = sqlite3.connect(path).execute("SELECT count(*) FROM assay_test_results")
+        assert stored.fetchone()[0] == n
+
+
 def pg_role() -> str:
     import psycopg
 
@@ -176,8 +252,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", choices=["sqlite", "postgresql"])
     parser.add_argument("--baseline-src", help="another source tree to run interleaved")
+    parser.add_argument("--profile", type=int, metavar="N", help="the writer's work, for callgrind")
+    parser.add_argument("--src", help="with --profile: the source tree to run")
     args = parser.parse_args()
     here = str(Path(__file__).resolve().parent.parent / "src")
+    if args.profile:
+        profile(args.src or here, args.profile)
+        return
     trees = {"after": here}
     if args.baseline_src:
         trees = {"before": args.baseline_src, **trees}

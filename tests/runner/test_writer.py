@@ -50,3 +50,19 @@ def test_a_store_failure_in_the_writer_is_raised_in_the_run() -> None:
         for i in range(BATCH_SIZE * 4):
             writer.add(i, result(i).model_dump_json())
         writer.close()
+
+
+def test_a_hand_over_is_framed_by_lengths_whatever_the_json_holds() -> None:
+    from array import array
+
+    from assay.runner.writer import Item, _frame, _unframe
+    from assay.store._rows import Prepared
+
+    made = [result(i) for i in (1, 22, 333)]
+    made[1] = made[1].model_copy(update={"test_input": "12 \x1e 34 ", "agent_response": ""})
+    texts = [r.model_dump_json() for r in made]
+    batch: list[Item] = []
+    _unframe(_frame(array("q", [7, 2**40, 0]), [t.encode() for t in texts]), batch)
+    assert [position for position, _ in batch] == [7, 2**40, 0]
+    assert [item.payload for _, item in batch] == texts
+    assert all(isinstance(item, Prepared) for _, item in batch)

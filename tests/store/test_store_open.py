@@ -252,3 +252,54 @@ def test_a_store_opened_later_fails_now_as_open_store_does(tmp_path: Path, url: 
     with pytest.raises(StoreError) as later:
         open_store_later(given)
     assert str(later.value) == str(now.value)
+
+
+def _indexes(conn: Connection) -> set[str]:
+    found = inspect(conn)
+    return {
+        index["name"] or ""
+        for table in ("assay_metric_results", "assay_tool_invocations")
+        for index in found.get_indexes(table)
+    }
+
+
+def test_a_store_with_the_name_indexes_is_upgraded_and_keeps_its_results(
+    store_url: str,
+) -> None:
+    """0004 drops the metric-name and tool-name indexes (no query needs them); a store made
+    at 0003 is upgraded on open, its results kept, and the downgrade puts them back."""
+    from alembic import command
+
+    from assay.store._engine import _alembic_config
+
+    named = {"ix_assay_metric_results_metric_name", "ix_assay_tool_invocations_name"}
+    engine = create_store_engine(resolve_url(store_url))
+    config = _alembic_config()
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0003")
+        with engine.connect() as conn:
+            assert named <= _indexes(conn)
+    finally:
+        engine.dispose()
+    with open_store(store_url) as store:
+        store.create_run(run_info("run-old"))
+        store.add_results("run-old", [(0, single("a"))])
+    with open_store(store_url) as store, store._engine.connect() as conn:
+        assert store.completed_keys("run-old") == {("a", 0)}
+        assert _indexes(conn) & named == set()
+        assert _differences(conn) == []
+        versions = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
+    assert versions == [HEAD_REVISION] == ["0004"]
+    engine = create_store_engine(resolve_url(store_url))
+    try:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0003")
+        with engine.connect() as conn:
+            assert named <= _indexes(conn)
+            count = conn.execute(text("SELECT count(*) FROM assay_metric_results")).scalar()
+            assert count == 1
+    finally:
+        engine.dispose()

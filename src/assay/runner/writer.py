@@ -35,6 +35,7 @@ import select
 import signal
 import threading
 import time
+from array import array
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -54,7 +55,7 @@ MIN_GAP_S = 0.04
 SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
 HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 GC_THRESHOLD = 20_000  # allocations between two young-generation collections, in the writer
-_SEPARATOR = b"\x1e"  # ASCII record separator: never inside JSON text
+_WORD = array("q").itemsize  # a hand-over's head: count, positions, lengths (native order)
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
 Item = tuple[int, TestResult | Encoded | Prepared]
@@ -128,6 +129,27 @@ def _poller(inbox: Connection) -> Callable[[float], bool]:
     return lambda timeout: bool(poller.poll(timeout * 1000))
 
 
+def _frame(positions: array[int], payloads: list[bytes]) -> bytes:
+    """One hand-over of results: how many, their positions, the lengths of their JSON, then
+    the JSON texts one after the other (framed by lengths: the writer slices them out
+    without scanning the text for a separator)."""
+    head = array("q", (len(payloads),))
+    head += positions
+    head.extend(map(len, payloads))
+    return b"".join((head.tobytes(), *payloads))
+
+
+def _unframe(chunk: bytes, batch: list[Item]) -> None:
+    """Add each result of a hand-over (``_frame``) to the batch."""
+    count = array("q", chunk[:_WORD])[0]
+    start = _WORD * (1 + 2 * count)
+    head = array("q", chunk[_WORD:start])
+    for position, length in zip(head[:count], head[count:], strict=True):
+        end = start + length
+        batch.append((position, _decode(chunk[start:end])))
+        start = end
+
+
 def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], bool]) -> bool:
     """Add every result waiting in the pipe (up to BATCH_SIZE); False once the pipe closed
     (the run process ended, or died)."""
@@ -136,9 +158,7 @@ def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], b
             chunk = inbox.recv_bytes()
         except EOFError:
             return False
-        for record in chunk.split(_SEPARATOR):
-            position, _, payload = record.partition(b" ")
-            batch.append((int(position), _decode(payload)))
+        _unframe(chunk, batch)
         if not ready(0):
             break
     return True
@@ -243,6 +263,7 @@ class ResultWriter:
             )
             self._process.start()
         self._pending: list[bytes] = []
+        self._positions = array("q")
         self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
         self.error: AssayError | None = None
@@ -260,7 +281,8 @@ class ResultWriter:
             raise self.error
         if not self._pending:
             self._oldest = time.monotonic()
-        self._pending.append(b"%d %s" % (position, payload.encode()))
+        self._positions.append(position)
+        self._pending.append(payload.encode())
         if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
         elif not self._flush_planned:
@@ -277,12 +299,13 @@ class ResultWriter:
         if not self._pending or self.error is not None:
             return
         try:
-            self._send.send_bytes(_SEPARATOR.join(self._pending))
+            self._send.send_bytes(_frame(self._positions, self._pending))
         except (BrokenPipeError, OSError):
             self._read_reply()
             if self.error is None:
                 self.error = StoreError("the result writer stopped unexpectedly")
         self._pending.clear()
+        del self._positions[:]
 
     def _read_reply(self) -> None:
         try:

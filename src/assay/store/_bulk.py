@@ -9,8 +9,9 @@ processing was most of the result writer's CPU."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
-from itertools import chain
+import sqlite3
+from collections.abc import Callable, Iterable
+from itertools import chain, compress, cycle
 from typing import Any
 
 from sqlalchemy import Connection
@@ -24,6 +25,14 @@ KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query on SQLite
 # SQLite's limit). One statement of many rows costs about 15 % less than as many rows
 # through executemany (each row there is a step of its own: driver, mutex, VDBE halt).
 ROWS_PER_INSERT = 64
+# A column whose values in a batch are all None (or all True, or all False) is written into
+# the statement (NULL, 1, 0) instead of bound: binding each costs the driver an adaptation
+# lookup (about 1.1k instructions a value). Each table keeps to a few such shapes of
+# statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4 tables, 112
+# statements, and the batch's others, within the driver's statement cache (128).
+PLAIN_SHAPES = 3
+_LITERAL = {None: "NULL", True: "1", False: "0"}
+_shapes: dict[str, set[tuple[str | None, ...]]] = {}
 
 # Written with "?" (SQLite's placeholder); PostgreSQL's driver takes "%s" (see ``_sql``).
 _LOCK_RUN = f"SELECT id FROM {runs.name} WHERE id = ?"
@@ -52,13 +61,14 @@ _PG_KEY_PROBE = (
 def bind_plainly() -> None:
     """Have SQLite's driver bind True/False and None without its adaptation lookup (about
     13 of a single-turn result's 45 values; each lookup raises and clears an AttributeError
-    inside the driver, about 30 % of its CPU per row): adapters registered for bool (int:
-    how the driver binds a bool anyway, 1 or 0) and for None (itself: NULL). What is stored
-    is unchanged. The registry is the whole process's, so only a process that runs nothing
-    but assay's code calls this (the forked result writer)."""
+    inside the driver, about 30 % of its CPU per row): adapters registered that return the
+    value itself (``bool``: the driver binds a bool as the int it is, 1 or 0, adapted or
+    not; ``int`` instead cost about 370 instructions more per value), so what is stored is
+    unchanged. The registry is the whole process's, so only a process that runs nothing but
+    assay's code calls this (the forked result writer)."""
     import sqlite3
 
-    sqlite3.register_adapter(bool, int)
+    sqlite3.register_adapter(bool, bool)
     nothing: dict[None, None] = {}
     sqlite3.register_adapter(type(None), nothing.get)  # None, in C
 
@@ -73,12 +83,44 @@ def _quoted(names: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def _insert(table: str, columns: tuple[str, ...], postgresql: bool, rows: int = 1) -> str:
-    """The statement that inserts ``rows`` rows at once (COPY: any number of rows)."""
+def _insert(
+    table: str,
+    columns: tuple[str, ...],
+    postgresql: bool,
+    rows: int = 1,
+    literals: tuple[str | None, ...] | None = None,
+) -> str:
+    """The statement that inserts ``rows`` rows at once (COPY: any number of rows); on
+    SQLite, a column with a literal (``literals``) takes it in every row, not a value."""
     if postgresql:
         return f'COPY "{table}" ({_quoted(columns)}) FROM STDIN'
-    one = f"({', '.join('?' * len(columns))})"
+    marks = [literal or "?" for literal in literals] if literals else ["?"] * len(columns)
+    one = f"({', '.join(marks)})"
     return f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES {", ".join([one] * rows)}'
+
+
+def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ...] | None:
+    """The columns whose every value in ``values`` (rows of ``width`` values, one after the
+    other) is None, or every one True, or every one False, as the literal each gets; None
+    when there is none, or the table already has PLAIN_SHAPES other shapes. (``count``
+    compares by equality, so 1 and 1.0 count as True: a column whose first value is a bool
+    is one of TestResult's bool fields, which holds only bools and None.)"""
+    rows = len(values) // width
+    found: list[str | None] = [None] * width
+    for j, first in enumerate(values[:width]):
+        if (first is None or first is True or first is False) and values[j::width].count(
+            first
+        ) == rows:
+            found[j] = _LITERAL[first]
+    if not any(found) or all(found):  # nothing to write in, or nothing left to bind
+        return None
+    shape = tuple(found)
+    seen = _shapes.setdefault(table, set())
+    if shape not in seen:
+        if len(seen) >= PLAIN_SHAPES:
+            return None
+        seen.add(shape)
+    return shape
 
 
 class BatchWriter:
@@ -121,6 +163,23 @@ class BatchWriter:
             found.update((n, r) for n, r in self._run(query, (run_id, *chunk)))
         return found
 
+    def all_new(self, insert: Callable[[], None]) -> bool:
+        """SQLite: run ``insert`` (the whole batch) as if none of its results were stored
+        yet, in a savepoint: True when none was; False, with nothing of it kept, when the
+        database refused it (the unique key of a result already stored, or another
+        constraint), and the batch is written again after asking which are stored
+        (``stored_keys``), as PostgreSQL always does. A run's writer writes each result
+        once, so the question, about 7k instructions per result, is rarely needed."""
+        self._cursor.execute("SAVEPOINT assay_batch")
+        try:
+            insert()
+        except sqlite3.IntegrityError:
+            self._cursor.execute("ROLLBACK TO assay_batch")
+            self._cursor.execute("RELEASE assay_batch")
+            return False
+        self._cursor.execute("RELEASE assay_batch")
+        return True
+
     def reserve_ids(self, count: int) -> list[int]:
         """Ids for ``count`` new test results, taken before inserting them, so that their
         turn, metric and tool rows can be built without reading the ids back."""
@@ -135,7 +194,7 @@ class BatchWriter:
         once: multi-row INSERTs on SQLite, COPY on PostgreSQL (several times faster there than
         even a pipelined executemany)."""
         if self._cursor is not None:
-            self._insert_sqlite(table, columns, rows)
+            self.insert_values(table, columns, list(chain.from_iterable(rows)))
             return
         statement = _insert(table, columns, self.postgresql)
         import psycopg  # only PostgreSQL stores need the driver's COPY
@@ -146,17 +205,25 @@ class BatchWriter:
             for row in rows:
                 copy.write_row(row)
 
-    def _insert_sqlite(self, table: str, columns: tuple[str, ...], rows: list[Row]) -> None:
+    def insert_values(self, table: str, columns: tuple[str, ...], values: list[Any]) -> None:
+        """SQLite: insert rows given as one flat list of their values, row after row, in
+        multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
+        True or all False is written into the statements (``_literals``)."""
+        width = len(columns)
+        literals = _literals(table, width, values)
+        if literals is not None:
+            values = list(compress(values, cycle([literal is None for literal in literals])))
+            width = literals.count(None)
         chunk = ROWS_PER_INSERT
-        while chunk * len(columns) > 999:
+        while chunk * width > 999:
             chunk //= 2
-        start = 0
-        while start < len(rows):
-            while len(rows) - start < chunk:
+        start, end = 0, len(values)
+        while start < end:
+            while end - start < chunk * width:
                 chunk //= 2
-            values = list(chain.from_iterable(rows[start : start + chunk]))
-            self._cursor.execute(_insert(table, columns, False, chunk), values)
-            start += chunk
+            statement = _insert(table, columns, False, chunk, literals)
+            self._cursor.execute(statement, values[start : start + chunk * width])
+            start += chunk * width
 
     def add_counts(self, run_id: str, added: int, passed: int) -> None:
         self._run(_ADD_COUNTS, (added, passed, added - passed, run_id))

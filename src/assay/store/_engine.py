@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 VERSION_TABLE = "assay_alembic_version"
 # The newest migration's revision: a store already there is opened without importing
 # Alembic at all (a test checks this against the migration scripts).
-HEAD_REVISION = "0003"
+HEAD_REVISION = "0004"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 WAL_RETRY_S = 0.02

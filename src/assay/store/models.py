@@ -134,7 +134,7 @@ metric_results = Table(
     _test_fk(),
     Column("seq", Integer, primary_key=True),
     _optional("turn_index", Integer),  # NULL: the test-level result
-    _required("metric_name", Text, index=True),
+    _required("metric_name", Text),
     _required("kind", String(16)),
     _optional("dimension", Text),
     _optional("score", Float),
@@ -151,7 +151,7 @@ tool_invocations = Table(
     _test_fk(),
     Column("turn_index", Integer, primary_key=True),
     Column("call_index", Integer, primary_key=True),
-    _required("name", Text, index=True),
+    _required("name", Text),
     _required("args", JSON),
     _optional("bytes", BigInteger),
     _optional("duration_ms", Float),

@@ -65,29 +65,67 @@ def _prepared(result: TestResult | Encoded | Prepared) -> Prepared:
 
 
 def _insert(writer: BatchWriter, run_id: str, fresh: list[tuple[int, Prepared]]) -> None:
+    ids = writer.reserve_ids(len(fresh))
+    if writer.postgresql:
+        _copy(writer, run_id, ids, fresh)
+    else:
+        _insert_values(writer, run_id, ids, fresh)
+    writer.add_counts(run_id, len(fresh), sum(result.passed for _, result in fresh))
+
+
+# no RETURNING needed: the ids are known
+_TABLES = (
+    (test_results.name, TEST_COLUMNS),
+    (turn_results.name, TURN_COLUMNS),
+    (metric_results.name, METRIC_COLUMNS),
+    (tool_invocations.name, TOOL_COLUMNS),
+)
+
+
+def _insert_values(
+    writer: BatchWriter, run_id: str, ids: list[int], fresh: list[tuple[int, Prepared]]
+) -> None:
+    """SQLite: each table's values in one flat list, in row order, as its multi-row
+    INSERTs bind them (no row tuple made with its leading values, then taken apart)."""
+    tests: list[Any] = []
+    turns: list[Any] = []
+    metrics: list[Any] = []
+    tools: list[Any] = []
+    for test_id, (position, result) in zip(ids, fresh, strict=True):
+        tests += (test_id, run_id, position)
+        tests += result.test
+        for row in result.turns:
+            turns.append(test_id)
+            turns += row
+        for row in result.metrics:
+            metrics.append(test_id)
+            metrics += row
+        for row in result.tools:
+            tools.append(test_id)
+            tools += row
+    for (table, columns), values in zip(_TABLES, (tests, turns, metrics, tools), strict=True):
+        if values:
+            writer.insert_values(table, columns, values)
+
+
+def _copy(
+    writer: BatchWriter, run_id: str, ids: list[int], fresh: list[tuple[int, Prepared]]
+) -> None:
+    """PostgreSQL: each table's rows, for COPY."""
     rows: list[Row] = []
     turns: list[Row] = []
     metrics: list[Row] = []
     tools: list[Row] = []
-    passed = 0
-    for test_id, (position, result) in zip(writer.reserve_ids(len(fresh)), fresh, strict=True):
+    for test_id, (position, result) in zip(ids, fresh, strict=True):
         rows.append((test_id, run_id, position, *result.test))
         turns += [(test_id, *row) for row in result.turns]
         if result.metrics:
             metrics += [(test_id, *row) for row in result.metrics]
         if result.tools:
             tools += [(test_id, *row) for row in result.tools]
-        passed += result.passed
-    # no RETURNING needed: the ids are known
-    for table, columns, batch in (
-        (test_results, TEST_COLUMNS, rows),
-        (turn_results, TURN_COLUMNS, turns),
-        (metric_results, METRIC_COLUMNS, metrics),
-        (tool_invocations, TOOL_COLUMNS, tools),
-    ):
+    for (table, columns), batch in zip(_TABLES, (rows, turns, metrics, tools), strict=True):
         if batch:
-            writer.insert(table.name, columns, batch)
-    writer.add_counts(run_id, len(fresh), passed)
+            writer.insert(table, columns, batch)
 
 
 def _check_status(status: str) -> None:
@@ -187,12 +225,19 @@ class Store:
             writer = BatchWriter(conn)
             if not writer.lock_run(run_id):
                 raise RunNotFound(run_id, self.url)
-            stored = writer.stored_keys(run_id, batch)
-            fresh = [
-                (position, _prepared(result))
-                for key, (position, result) in batch.items()
-                if key not in stored
-            ]
+            if writer.postgresql:
+                stored = writer.stored_keys(run_id, batch)
+                fresh = [
+                    (position, _prepared(result))
+                    for key, (position, result) in batch.items()
+                    if key not in stored
+                ]
+            else:  # none stored yet, as a run's writer finds: no probe (see BatchWriter.all_new)
+                fresh = [(position, _prepared(result)) for position, result in batch.values()]
+                if writer.all_new(lambda: _insert(writer, run_id, fresh)):
+                    return
+                stored = writer.stored_keys(run_id, batch)
+                fresh = [item for key, item in zip(batch, fresh, strict=True) if key not in stored]
             if fresh:
                 _insert(writer, run_id, fresh)
 
