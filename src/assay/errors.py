@@ -64,6 +64,13 @@ class StoreError(AssayError):
     exit_code = 3
 
 
+class StoreURLError(StoreError):
+    """A store URL assay cannot use (not a URL, a database it does not support): an invalid
+    option, exit 2 (SPEC §1), where a store that fails to open is exit 3."""
+
+    exit_code = 2
+
+
 def first_line(error: object) -> str:
     """The first line of an error's message ("" when it has none): what a one-line report
     of a database's, Ray's or the writer's failure shows."""

@@ -168,6 +168,7 @@ def test_an_unsupported_url_says_which_urls_work(url: str, expected: str) -> Non
         open_store(url)
     assert expected in str(caught.value) and "sqlite:///PATH" in str(caught.value)
     assert "hunter2" not in str(caught.value)
+    assert caught.value.exit_code == 2  # an invalid option (SPEC §1), not a store that failed
 
 
 def test_a_store_that_cannot_be_created_is_a_store_error(tmp_path: Path) -> None:

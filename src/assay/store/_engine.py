@@ -25,7 +25,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from assay._defaults import DEFAULT_STORE_URL, STORE_URL_ENV
-from assay.errors import StoreError
+from assay.errors import StoreError, StoreURLError
 from assay.version import __version__
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def resolve_url(url: str | None) -> URL:
     return parsed
 
 
-def _unsupported(raw: str, why: str) -> StoreError:
-    return StoreError(
+def _unsupported(raw: str, why: str) -> StoreURLError:
+    return StoreURLError(
         f"cannot open the store {mask_url(raw)}: {why}; "
         "use sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE"
     )
