@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.cases.models import GoalSpec, TestCase, Turn
+from assay.cases.models import GoalSpec, TestCase, Turn, built
 from assay.config import ExpectedToolSpec, FileSpec, MetricSpec, Suite, TestSpec, TurnSpec
 from assay.datasets.model import DatasetRow
 from assay.errors import Problem
@@ -231,28 +231,39 @@ class Compiler:
         trajectory = None
         if None not in tools:
             trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
-        # a list, not a generator: a dataset of 100,000 rows compiles 100,000 of these
+        # a list, not a generator: a dataset of 100,000 rows compiles 100,000 of these,
+        # each built with every field as Turn(...) and TestCase(...) would set it
         turns = tuple(
             [
-                Turn(
-                    input=row.question,
-                    turn_id=row.turn_id,
-                    ground_truth=row.answer,
-                    context=row.context,
-                    expected_tools=row_tools,
-                    metrics=plan.turn,
-                    files=self._row_files(row) if row.files else (),
+                built(
+                    Turn,
+                    {
+                        "input": row.question,
+                        "turn_id": row.turn_id,
+                        "ground_truth": row.answer,
+                        "context": row.context,
+                        "expected_tools": row_tools,
+                        "metrics": plan.turn,
+                        "files": self._row_files(row) if row.files else (),
+                        "attachments": (),
+                    },
                 )
                 for row, row_tools in zip(rows, tools, strict=True)
             ]
         )
-        return TestCase(
-            name=name,
-            type="single_turn" if len(turns) == 1 else "multi_turn",
-            turns=turns,
-            source=f"{self.source}: {where}",
-            test_metrics=plan.test,
-            expected_trajectory=trajectory,
+        return built(
+            TestCase,
+            {
+                "name": name,
+                "type": "single_turn" if len(turns) == 1 else "multi_turn",
+                "turns": turns,
+                "goal": None,
+                "tags": (),
+                "source": f"{self.source}: {where}",
+                "test_metrics": plan.test,
+                "expected_trajectory": trajectory,
+                "extra": {},
+            },
         )
 
     def _row_files(self, row: DatasetRow) -> tuple[FileRef, ...]:
