@@ -68,3 +68,19 @@ def test_a_dataset_test_is_what_the_constructors_make(tmp_path: Path) -> None:
         pass
     else:  # pragma: no cover
         raise AssertionError("a built Turn must stay frozen")
+
+
+def test_a_read_row_is_what_its_constructor_makes() -> None:
+    from assay.datasets.model import dataset_row
+
+    values = (3, "q", "a", None, [{"name": "f", "args": {}}], "s", "1", ("x.txt",))
+    made = dataset_row(*values)
+    expected = DatasetRow(*values)  # type: ignore[arg-type]
+    assert made == expected and repr(made) == repr(expected)
+    assert [getattr(made, f.name) for f in dataclasses.fields(made)] == list(values)
+    try:
+        made.question = "changed"  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("a read DatasetRow must stay frozen")
