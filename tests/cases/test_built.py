@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from assay.cases.compile import Compiler
 from assay.cases.models import TestCase, Turn
 from assay.datasets.model import DatasetRow
@@ -61,13 +63,8 @@ def test_a_dataset_test_is_what_the_constructors_make(tmp_path: Path) -> None:
     case = compiler.dataset_test("data:s", _rows(), plan, "rows 2, 3")
     assert case.turns[1].files[0].path == tmp_path / "a.txt"
     assert case.expected_trajectory is None  # row 2 has no tools cell
-    turn = case.turns[0]
-    try:
-        turn.input = "changed"  # type: ignore[misc]
-    except dataclasses.FrozenInstanceError:
-        pass
-    else:  # pragma: no cover
-        raise AssertionError("a built Turn must stay frozen")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        case.turns[0].input = "changed"  # type: ignore[misc]
 
 
 def test_a_read_row_is_what_its_constructor_makes() -> None:
@@ -78,9 +75,5 @@ def test_a_read_row_is_what_its_constructor_makes() -> None:
     expected = DatasetRow(*values)  # type: ignore[arg-type]
     assert made == expected and repr(made) == repr(expected)
     assert [getattr(made, f.name) for f in dataclasses.fields(made)] == list(values)
-    try:
+    with pytest.raises(dataclasses.FrozenInstanceError):
         made.question = "changed"  # type: ignore[misc]
-    except dataclasses.FrozenInstanceError:
-        pass
-    else:  # pragma: no cover
-        raise AssertionError("a read DatasetRow must stay frozen")
