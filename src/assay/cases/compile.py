@@ -231,25 +231,13 @@ class Compiler:
         trajectory = None
         if None not in tools:
             trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
-        # a list, not a generator: a dataset of 100,000 rows compiles 100,000 of these,
-        # each built with every field as Turn(...) and TestCase(...) would set it
-        turns = tuple(
-            [
-                built(
-                    Turn,
-                    {
-                        "input": row.question,
-                        "turn_id": row.turn_id,
-                        "ground_truth": row.answer,
-                        "context": row.context,
-                        "expected_tools": row_tools,
-                        "metrics": plan.turn,
-                        "files": self._row_files(row) if row.files else (),
-                        "attachments": (),
-                    },
-                )
-                for row, row_tools in zip(rows, tools, strict=True)
-            ]
+        # a dataset of 100,000 rows compiles 100,000 of these, each built with every field
+        # as Turn(...) and TestCase(...) would set it
+        turn = plan.turn
+        turns = (
+            (self._row_turn(rows[0], tools[0], turn),)
+            if len(rows) == 1
+            else tuple([self._row_turn(row, t, turn) for row, t in zip(rows, tools, strict=True)])
         )
         return built(
             TestCase,
@@ -263,6 +251,26 @@ class Compiler:
                 "test_metrics": plan.test,
                 "expected_trajectory": trajectory,
                 "extra": {},
+            },
+        )
+
+    def _row_turn(
+        self,
+        row: DatasetRow,
+        tools: tuple[ExpectedTool, ...] | None,
+        metrics: tuple[Metric, ...],
+    ) -> Turn:
+        return built(
+            Turn,
+            {
+                "input": row.question,
+                "turn_id": row.turn_id,
+                "ground_truth": row.answer,
+                "context": row.context,
+                "expected_tools": tools,
+                "metrics": metrics,
+                "files": self._row_files(row) if row.files else (),
+                "attachments": (),
             },
         )
 
