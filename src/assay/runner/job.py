@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import subprocess
 import time
 import uuid
@@ -54,20 +53,6 @@ from assay.version import __version__
 if TYPE_CHECKING:
     from assay.models import ChatModel, ResponseCache
     from assay.store import Store  # SQLAlchemy: imported once the store is opened
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic collection while a run is planned: a dataset's rows make a dozen objects
-    each, all kept for the run, which the collector would walk every few hundred
-    allocations; it is left as it was (a caller that disabled it keeps it disabled)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def git_commit() -> str | None:
@@ -136,8 +121,7 @@ class RunJob:
             if resume is None:
                 request = rerun_request(request, store, rerun[0])
         self.request = request
-        with _collector_paused():  # the plan's objects live as long as the run
-            self.plan: RunPlan = self._plan(started)
+        self.plan: RunPlan = self._plan(started)
         # the one override rule: an option given > the suite's execution: > the default
         execution = request.options.execution(self.plan.suite.execution)
         self.plan.suite = self.plan.suite.model_copy(update={"execution": execution})
