@@ -96,6 +96,10 @@ class LazyCommands(typer.core.TyperGroup):
             with collector_paused():
                 importlib.import_module(COMMAND_MODULES[cmd_name])
                 self.commands.update(_registered(cmd_name))
+                if _build_runtime_param is not None:
+                    # what typer's coercion of a value given imports (pydantic's adapters):
+                    # imported here, with the command's modules, so that it is frozen with them
+                    importlib.import_module("typer._adapters")
         return self.commands.get(cmd_name)
 
 
