@@ -227,18 +227,21 @@ class Compiler:
         """A dataset conversation: a test with no metric list of its own (``plan`` is the
         suite's, or the dataset defaults), one turn per row, each with the row's Answer and
         tools; its expected trajectory is the rows' tool calls, when every row has some."""
-        tools = [literal_tools(row.expected_tools) for row in rows]
-        trajectory = None
-        if None not in tools:
-            trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
         # a dataset of 100,000 rows compiles 100,000 of these, each built with every field
-        # as Turn(...) and TestCase(...) would set it
+        # as Turn(...) and TestCase(...) would set it; a row alone without a comprehension
         turn = plan.turn
-        turns = (
-            (self._row_turn(rows[0], tools[0], turn),)
-            if len(rows) == 1
-            else tuple([self._row_turn(row, t, turn) for row, t in zip(rows, tools, strict=True)])
-        )
+        if len(rows) == 1:
+            row_tools = literal_tools(rows[0].expected_tools)
+            trajectory = None if row_tools is None else tuple(row_tools)
+            turns: tuple[Turn, ...] = (self._row_turn(rows[0], row_tools, turn),)
+        else:
+            tools = [literal_tools(row.expected_tools) for row in rows]
+            trajectory = None
+            if None not in tools:
+                trajectory = tuple(tool for row_tools in tools for tool in row_tools or ())
+            turns = tuple(
+                [self._row_turn(row, t, turn) for row, t in zip(rows, tools, strict=True)]
+            )
         return built(
             TestCase,
             {
