@@ -77,6 +77,14 @@ ONLY_FOR_SOME_RUNS = (
     "rich.progress",  # a progress bar, on a terminal
     "rich.table",  # the results table: not with --quiet
 )
+# what a plain run imports only once its requests are under way (or not at all)
+AFTER_THE_FIRST_REQUEST = (
+    "assay.cli._gate",  # --fail-under / --baseline, and the job summary after the run
+    "assay.cli.summary",  # the totals line and table, after the run
+    "assay.reporters",
+    "assay.store.compare",  # assay diff's records
+    "assay.store.estimates",
+)
 COMMANDS = (
     "run",
     "validate",
@@ -324,6 +332,8 @@ def test_a_run_on_workers_sends_its_first_requests_before_sqlalchemy_loads(
             "async def told(self, *args, **kwargs):\n"
             f"    with open({str(told)!r}, 'a') as log:\n"
             "        print('REQUEST', 'sqlalchemy' in sys.modules, file=log)\n"
+            f"        print('LATER', [m for m in {AFTER_THE_FIRST_REQUEST!r} if m in sys.modules],"
+            " file=log)\n"
             "    return await request(self, *args, **kwargs)\n"
             "aiohttp.client.ClientSession._request = told\n"
             f"from assay.cli import main\nsys.argv = {argv!r}\n"
@@ -332,5 +342,86 @@ def test_a_run_on_workers_sends_its_first_requests_before_sqlalchemy_loads(
         modules, printed = _modules_after(code, tmp_path)
         assert len(server.bodies()) == 2
     assert "2 tests:" in printed
-    assert told.read_text().splitlines() == ["REQUEST False", "REQUEST False"]
+    assert told.read_text().splitlines() == ["REQUEST False", "LATER []"] * 2
     assert "sqlalchemy" in modules  # the run was stored, after
+
+
+def _parsed(command: Any, args: list[str]) -> dict[str, Any]:
+    parent = command.context_class(command, info_name="assay")
+    return dict(command.make_context("run", list(args), parent=parent).params)
+
+
+def test_options_are_coerced_as_typer_does_building_only_what_a_value_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """typer builds a pydantic TypeAdapter per parameter to coerce its value; ``assay run``'s
+    are built only for the options given (``_CoercedWhenGiven``), and every value comes out
+    as typer's own coercion makes it, for options given or not."""
+    import typer._coercion
+
+    from assay.cli.app import _CoercedWhenGiven, _registered
+
+    built: list[str] = []
+    real = typer._coercion.build_runtime_param
+    monkeypatch.setattr(
+        sys.modules["assay.cli.app"],
+        "_build_runtime_param",
+        lambda descriptor: built.append(str(descriptor.annotation)) or real(descriptor),
+    )
+    import assay.cli.run  # noqa: F401  (registers the command)
+
+    args_list = [
+        ["--dataset", "a.csv", "--target", "http://x", "--concurrency", "100", "--quiet"],
+        ["s.yaml", "--dataset", "a.csv", "--dataset", "b.csv", "--tag", "t", "--retries", "0"],
+        ["--turn-timeout-s", "2.5", "--out", "r.html", "--format", "html", "-k", "a and b"],
+        [],
+    ]
+    for args in args_list:
+        built.clear()
+        lazy = _registered("run")["run"]
+        assert all(
+            isinstance(p._runtime_param, _CoercedWhenGiven)
+            for p in lazy.params
+            if hasattr(p, "_runtime_param")
+        )
+        got = _parsed(lazy, args)
+        given = sum(a.startswith("-") and a not in ("--quiet",) for a in args)
+        assert len(built) <= given + 1  # the suite argument, when given
+        plain = _registered("run")["run"]
+        for param in plain.params:  # typer's own coercion for every parameter
+            param._runtime_param = None
+        expected = _parsed(plain, args)
+        assert got == expected
+        assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+    assert _parsed(_registered("run")["run"], [])["datasets"] == []
+
+
+def test_a_bad_option_value_is_refused_as_typer_refuses_it(assay_cli: RunCli) -> None:
+    for args, said in (
+        (("--concurrency", "abc"), "Invalid value for '--concurrency'"),
+        (("--concurrency", "0"), "Invalid value for '--concurrency'"),
+        (("--turn-timeout-s", "soon"), "Invalid value for '--turn-timeout-s'"),
+    ):
+        done = assay_cli("run", "--dataset", "nothing.csv", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert said in done.stderr
+
+
+def test_what_coercing_an_option_imports_is_frozen_with_the_command(tmp_path: Path) -> None:
+    """typer's coercion of an option given imports pydantic's adapters while the options are
+    parsed, after the command's modules were imported and frozen; it is imported with them
+    (``LazyCommands.get_command``), or the collector walks its objects for the rest of the
+    process (at exit too)."""
+    data = tmp_path / "data.csv"
+    data.write_text("Question,Answer\nwhat is 6 x 7?,42\n", encoding="utf-8")
+    code = (
+        "import gc, sys\nfrom assay.cli import main\n"
+        f"sys.argv = ['assay', 'validate', {str(data)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+        "print('TRACKED', len(gc.get_objects()), gc.get_freeze_count())\n"
+    )
+    modules, printed = _modules_after(code, tmp_path)
+    assert "typer._adapters" in modules
+    [line] = [line for line in printed.splitlines() if line.startswith("TRACKED")]
+    tracked, frozen = map(int, line.split()[1:])
+    assert tracked < frozen / 4, (tracked, frozen)  # 12,406 of 20,777 when it was not

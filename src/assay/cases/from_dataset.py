@@ -67,7 +67,10 @@ def dataset_cases(
     names = test_names(prefix or Path(label).stem, dataset.conversations)
     cases = []
     for conv, name in zip(dataset.conversations, names, strict=True):
-        numbers = [r.row_number for r in conv.rows]
-        where = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {', '.join(map(str, numbers))}"
-        cases.append(compiler.dataset_test(name, conv.rows, plan, where))
+        rows = conv.rows
+        if len(rows) == 1:
+            where = f"row {rows[0].row_number}"
+        else:
+            where = f"rows {', '.join(str(r.row_number) for r in rows)}"
+        cases.append(compiler.dataset_test(name, rows, plan, where))
     return cases

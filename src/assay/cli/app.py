@@ -8,7 +8,7 @@ import importlib
 import os
 import traceback
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, get_origin
 
 import typer
 import typer.core
@@ -20,6 +20,11 @@ from assay.cli._terminal import markup_safe
 from assay.errors import AssayError
 from assay.secrets import REDACTOR
 from assay.version import __version__
+
+try:  # typer's coercion of a parameter's value (typer 0.2x): see _CoercedWhenGiven
+    from typer._coercion import build_runtime_param as _build_runtime_param
+except ImportError:  # pragma: no cover - another typer: its own coercion, unchanged
+    _build_runtime_param = None  # type: ignore[assignment]
 
 # each command and the module that registers it on ``app``: imported when the command runs
 # or is listed, so ``assay validate`` never pays for the store, aiohttp or the dashboard
@@ -77,6 +82,12 @@ class LazyCommands(typer.core.TyperGroup):
         finally:
             self._listing = False
 
+    def get_help_option(self, ctx: Any) -> Any:
+        option: Any = super().get_help_option(ctx)
+        if option is not None and getattr(option, "_runtime_param", False) is None:
+            option._runtime_param = _WHEN_GIVEN  # built only if --help has a value
+        return option
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
             if self._listing and cmd_name in COMMAND_HELP:
@@ -85,6 +96,10 @@ class LazyCommands(typer.core.TyperGroup):
             with collector_paused():
                 importlib.import_module(COMMAND_MODULES[cmd_name])
                 self.commands.update(_registered(cmd_name))
+                if _build_runtime_param is not None:
+                    # what typer's coercion of a value given imports (pydantic's adapters):
+                    # imported here, with the command's modules, so that it is frozen with them
+                    importlib.import_module("typer._adapters")
         return self.commands.get(cmd_name)
 
 
@@ -108,7 +123,43 @@ def _registered(name: str) -> dict[str, Any]:
                 rich_markup_mode=app.rich_markup_mode,
                 suggest_commands=app.suggest_commands,
             )
+    for command in built.values():
+        coerce_when_given(command)
     return built
+
+
+class _CoercedWhenGiven:
+    """Stands in for typer's coercion of one parameter (``RuntimeParam``, a pydantic
+    TypeAdapter built per parameter), building it only for a value that needs it: ``assay
+    run`` has 27 options and a run gives a few. A parameter with no value (None) or an empty
+    list gets what typer's coercion gives it without one (None, ``()``, ``[]``)."""
+
+    __slots__ = ()
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:  # RuntimeParam.coerce's answer, before it looks at the type
+            return () if param.multiple or param.nargs == -1 else None
+        if value == [] and get_origin(param.type_descriptor.annotation) is list:
+            return []  # what the list's adapter makes of no value
+        built = _build_runtime_param(param.type_descriptor)
+        param._runtime_param = built  # the value given: typer's own coercion from now on
+        return built.coerce(value, param=param, ctx=ctx)
+
+
+_WHEN_GIVEN = _CoercedWhenGiven()
+
+
+def coerce_when_given(command: Any) -> None:
+    """Let ``command``'s parameters (and its sub-commands') build typer's coercion only for a
+    value given (``_CoercedWhenGiven``). With a typer that coerces otherwise (no
+    ``_runtime_param``), nothing changes."""
+    if _build_runtime_param is None:
+        return
+    for param in command.params:
+        if getattr(param, "_runtime_param", False) is None and hasattr(param, "type_descriptor"):
+            param._runtime_param = _WHEN_GIVEN
+    for sub in getattr(command, "commands", {}).values():
+        coerce_when_given(sub)
 
 
 app = typer.Typer(

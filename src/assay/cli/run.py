@@ -105,14 +105,7 @@ def run(
     """Run a suite and report per-turn results."""
     # imported here, not at start-up: `assay --help` lists this command without them
     with collector_paused():
-        from assay.cli._gate import (
-            append_step_summary,
-            print_verdict,
-            read_gate,
-            step_summary_file,
-        )
         from assay.cli._progress import execute_with_progress
-        from assay.cli.summary import exit_code, print_summary
         from assay.runner import run_options
         from assay.store._deferred import open_store_later
 
@@ -144,9 +137,17 @@ def run(
     opened = open_store_later(store, collector_paused)  # a new file: at its first use
     verdict = None
     try:
-        gate = read_gate(fail_under, baseline, max_regressions, opened)
+        gate = None
+        if fail_under is not None or baseline is not None or max_regressions is not None:
+            from assay.cli._gate import read_gate
+
+            gate = read_gate(fail_under, baseline, max_regressions, opened)
         with _sigterm_as_ctrl_c():
             outcome = execute_with_progress(suite, options, opened, store, resume, not quiet)
+        # imported once the run is over: nothing before its first request needs them
+        from assay.cli._gate import append_step_summary, print_verdict, step_summary_file
+        from assay.cli.summary import exit_code, print_summary
+
         to_stdout = any(path is None for path, _ in outputs)
         console = err_console if to_stdout else out_console
         print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet, verbose)

@@ -42,16 +42,12 @@ def open_csv(path: Path, source: str) -> Iterator[Table]:
 def _sniff_delimiter(handle: TextIO, path: Path, source: str) -> str:
     """``;`` or a tab when the first non-blank line has it and no comma outside quotes;
     else ``,``."""
-    try:
+    with _reading(path, source):
         line = ""
         for line in handle:
             if line.strip():
                 break
         handle.seek(0)
-    except UnicodeDecodeError:
-        raise not_utf8(path, source, _UTF8_HINT) from None
-    except OSError as exc:
-        raise fail(source, f"cannot read the file: {exc.strerror}") from None
     line = "".join(line.split('"')[::2])  # drop quoted text: "Answer, expected";Question
     if "," not in line:
         if ";" in line:
@@ -67,18 +63,26 @@ def _numbered(
     """Number the records as a spreadsheet does (a record with embedded newlines is one row)
     and turn the csv module's and the decoder's exceptions into a DatasetError."""
     number = 0
+    with _reading(path, source):
+        try:
+            for cells in reader:
+                number += 1
+                yield number, cells
+        except csv.Error as exc:
+            row = number + 1
+            raise fail(
+                source,
+                f"malformed CSV ({exc}): a field that starts with a quote must end with one, "
+                'and a quote inside a quoted field is written twice ("")',
+                f"row {row}",
+            ) from None
+
+
+@contextmanager
+def _reading(path: Path, source: str) -> Iterator[None]:
+    """The decoder's and the file's errors while the file is read, as a DatasetError."""
     try:
-        for cells in reader:
-            number += 1
-            yield number, cells
-    except csv.Error as exc:
-        row = number + 1
-        raise fail(
-            source,
-            f"malformed CSV ({exc}): a field that starts with a quote must end with one, "
-            'and a quote inside a quoted field is written twice ("")',
-            f"row {row}",
-        ) from None
+        yield
     except UnicodeDecodeError:
         raise not_utf8(path, source, _UTF8_HINT) from None
     except OSError as exc:

@@ -27,7 +27,7 @@ from assay.datasets.columns import (
     resolve_columns,
 )
 from assay.datasets.grouping import SessionTracker, group_rows
-from assay.datasets.model import Conversation, DatasetRow
+from assay.datasets.model import Conversation, DatasetRow, dataset_row
 from assay.datasets.readers import Table, open_table
 from assay.datasets.shape import ShapeReport
 from assay.datasets.tool_calls import ToolCallsError, parse_expected_tools
@@ -182,15 +182,15 @@ def _scan_rows(
             problems.extend(Problem(source, where_files, m) for m in check(files))
         if keep is not None:
             keep(
-                DatasetRow(
-                    row_number=number,
-                    question=question,
-                    answer=cells[a].strip() or None if a >= 0 else None,
-                    context=cells[c].strip() or None if c >= 0 else None,
-                    expected_tools=tools,
-                    session_id=session_id,
-                    turn_id=turn_id,
-                    files=files,
+                dataset_row(
+                    number,
+                    question,
+                    cells[a].strip() or None if a >= 0 else None,
+                    cells[c].strip() or None if c >= 0 else None,
+                    tools,
+                    session_id,
+                    turn_id,
+                    files,
                 )
             )
         if len(problems) >= MAX_PROBLEMS:
