@@ -20,7 +20,10 @@ difference: what assay adds, or saves, on top of aiohttp and the event loop per 
 Function names are CPython's and the extensions' C functions (the interpreter loop, dict and
 str functions, pydantic-core, the json encoder, the selector, the socket calls ...): Python
 functions show only through the C functions they call. Counts are instructions (Ir), which
-do not depend on the machine's load, so two trees compare run against run.
+do not depend on the machine's load, so two trees compare run against run (with
+``PYTHONHASHSEED=0``: random str hashes moved dict probes by 10k instructions per turn). What
+still moves them is timing: how many replies one pass of the event loop finds, when the
+writer's hand-over goes out; repeat a run to see the spread (a few thousand per turn).
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONHASHSEED"] = "0"  # str hashes, hence dict probe counts, the same every run
     sizes = (args.small, args.big)
     turns = args.big - args.small
     agent, url = start_agent(0)
