@@ -20,7 +20,7 @@ from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
 from assay.net.usage import read_usage
-from assay.results.models import TokenUsage, ToolInvocation, prevalidated
+from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.targets._plain import plain_json
 
 
@@ -31,6 +31,7 @@ class Message:
     files: tuple[Attachment, ...] = ()  # what a user message attached
 
 
+@one_step_init
 @dataclass(frozen=True)
 class TurnRequest:
     input: str
