@@ -41,11 +41,12 @@ def checks_passed(
     errors: list[str], tools_matched: bool | None, metric_results: list[MetricResult]
 ) -> bool:
     """The pass rule of contract §3 for a turn that was sent (not skipped)."""
-    return (
-        not errors
-        and tools_matched is not False
-        and all(m.passed is not False for m in metric_results)
-    )
+    if errors or tools_matched is False:
+        return False
+    for m in metric_results:  # noqa: SIM110 (a loop: no generator made per turn)
+        if m.passed is False:
+            return False
+    return True
 
 
 def status_of(passed: bool, errors: list[str]) -> Literal["passed", "failed", "error"]:
