@@ -324,7 +324,10 @@ def turn_size(ctx: MetricContext) -> int:
 
 
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:
-    return sum(len(c.name) + (c.bytes or 0) for c in calls)
+    size = 0
+    for c in calls:  # a loop: no generator made per turn
+        size += len(c.name) + (c.bytes or 0)
+    return size
 
 
 async def _inline_or_threaded(
