@@ -16,14 +16,26 @@ difference: what assay adds, or saves, on top of aiohttp and the event loop per 
     .venv/bin/python bench/profile_turn.py --bare --top 80      # side by side with bare_loop.py
     .venv/bin/python bench/profile_turn.py --src /tmp/base/src  # another tree
     .venv/bin/python bench/profile_turn.py --keep /tmp/prof     # keep the callgrind files
+    .venv/bin/python bench/profile_turn.py --against /tmp/base/src  # before/after, per function
+    .venv/bin/python bench/profile_turn.py --calls              # cProfile's calls per turn
+
+``--against DIR`` profiles a second tree the same way and prints both totals and each
+function's exclusive slope in both, by the size of the change. ``--calls`` runs no
+callgrind: the run under cProfile at both sizes, each Python function's calls per turn (a
+count, exact) and its cProfile time (not: the profiler's own cost and the collector's pauses
+land on whatever runs).
+
+Inclusive costs are a function's outermost call's (its recursion levels are inside it);
+exclusive ones are summed over its recursion levels and the files it is inlined from.
 
 Function names are CPython's and the extensions' C functions (the interpreter loop, dict and
 str functions, pydantic-core, the json encoder, the selector, the socket calls ...): Python
 functions show only through the C functions they call. Counts are instructions (Ir), which
 do not depend on the machine's load, so two trees compare run against run (with
-``PYTHONHASHSEED=0``: random str hashes moved dict probes by 10k instructions per turn). What
+``PYTHONHASHSEED=0``: random str hashes moved a tree's slope by up to 45k per turn). What
 still moves them is timing: how many replies one pass of the event loop finds, when the
-writer's hand-over goes out; repeat a run to see the spread (a few thousand per turn).
+writer's hand-over goes out; repeat a run to see the spread (a few thousand per turn). The
+trees are byte-compiled first (``compileall``), or the first run would pay for compiling.
 """
 
 from __future__ import annotations
@@ -131,6 +143,7 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="profile bare_loop.py too")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--keep", help="a folder to keep the callgrind files in")
+    parser.add_argument("--against", help="another source tree, profiled the same way")
     parser.add_argument(
         "--calls",
         action="store_true",
@@ -141,6 +154,9 @@ def main() -> None:
     env["PYTHONHASHSEED"] = "0"  # str hashes, hence dict probe counts, the same every run
     sizes = (args.small, args.big)
     turns = args.big - args.small
+    for tree in (args.src, args.against):  # else the first run compiles what it imports
+        if tree:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", tree], env=env, check=True)
     agent, url = start_agent(0)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -161,6 +177,10 @@ def main() -> None:
                     files[("assay", n)] = stats
                     continue
                 files[("assay", n)] = profile(cmd, folder, f"assay{n}", env)
+                if args.against:
+                    other = [*cmd[:3], str(Path(args.against).resolve()), *cmd[4:]]
+                    other[-1] = f"sqlite:///{tmp}/o{n}.db"
+                    files[("against", n)] = profile(other, folder, f"against{n}", env)
                 if args.bare:
                     bare = [sys.executable, str(HERE / "bare_loop.py"), url, str(n)]
                     files[("bare", n)] = profile(
@@ -168,6 +188,8 @@ def main() -> None:
                     )
             if args.calls:
                 calls(files, sizes, turns, args.top)
+            elif args.against:
+                against(files, sizes, turns, args.top)
             else:
                 report(files, sizes, turns, args.bare, args.top)
     finally:
@@ -190,6 +212,22 @@ def calls(files: dict[tuple[str, int], Path], sizes: tuple[int, int], turns: int
     print("calls per turn, own us, cumulative us (cProfile: its own overhead included)")
     for own, per, cum, name in sorted(rows, reverse=True)[:top]:
         print(f"{per:8.2f} {own:9.2f} {cum:9.2f}  {name}")
+
+
+def against(
+    files: dict[tuple[str, int], Path], sizes: tuple[int, int], turns: int, top: int
+) -> None:
+    """Both trees' totals per turn, and each function's exclusive slope in both."""
+    got = {}
+    for v in ("against", "assay"):
+        whole = (total(files[(v, sizes[1])]) - total(files[(v, sizes[0])])) / turns
+        print(f"{v}: {whole:,.0f} instructions per turn")
+        got[v] = slopes(files[(v, sizes[0])], files[(v, sizes[1])], turns, False)
+    a, b = got["against"], got["assay"]
+    print("\nexclusive, per turn: --against, --src, difference")
+    for name in sorted(a.keys() | b.keys(), key=lambda k: -abs(b.get(k, 0) - a.get(k, 0)))[:top]:
+        before, after = a.get(name, 0), b.get(name, 0)
+        print(f"{before:12,.0f} {after:12,.0f} {after - before:+12,.0f}  {name}")
 
 
 def report(
