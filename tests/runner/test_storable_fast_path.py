@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation, TurnResult
+from assay.results.models import (
+    MetricResult,
+    ProcessedFile,
+    TestResult,
+    TokenUsage,
+    ToolInvocation,
+    TurnResult,
+)
 from assay.runner import storable as storable_module
 from assay.runner.storable import MAX_DEPTH, _walked, storable, storable_json
 from assay.secrets import Redactor
@@ -62,6 +69,8 @@ HOSTILE: dict[str, Any] = {
     "object": object(),
     "url with a password": "see https://user:pw@example.com/x",
     "nested nul": {"list": [1, {"k": "v\x00"}]},
+    "2**64 in a list": [1, [2, 2**64]],
+    "-2**63-1 in a tuple": ("a", -(2**63) - 1),
 }
 # Values the walk leaves as they are, which the fast path must let through unchanged.
 CLEAN: dict[str, Any] = {
@@ -208,6 +217,37 @@ TYPED_NUMBERS: dict[str, Callable[[], TestResult]] = {
     "time 2**63": lambda: result(execution_time_ms=2**63),
     "tool bytes -2**63-1": lambda: result(
         tool_invocations=[ToolInvocation(name="t", bytes=-(2**63) - 1)]
+    ),
+    "retry count 2**63": lambda: result(
+        metric_results=[MetricResult(metric_name="m", retry_count=2**63)]
+    ),
+    "a turn's tokens 2**64": lambda: result(
+        test_type="multi_turn",
+        turns=[
+            TurnResult(
+                turn_index=0,
+                input="hi",
+                passed=True,
+                execution_time_ms=1,
+                token_usage=TokenUsage(total_tokens=2**64),
+            )
+        ],
+    ),
+    "a turn's time 2**63": lambda: result(
+        test_type="multi_turn",
+        turns=[TurnResult(turn_index=0, input="hi", passed=True, execution_time_ms=2**63)],
+    ),
+    "a file's bytes 2**63": lambda: result(
+        processed_files=[
+            ProcessedFile(
+                name="a.txt",
+                path="a.txt",
+                mime_type="text/plain",
+                bytes=2**63,
+                sha256="0",
+                read_as="text",
+            )
+        ]
     ),
 }
 

@@ -327,3 +327,33 @@ async def test_slots_are_given_back_whatever_ends_the_request(server: AgentServe
     finally:
         server.end_pauses()
         await target.aclose()
+
+
+PLAIN_USAGE: list[dict[str, Any]] = [
+    {},
+    {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
+    {"prompt_tokens": 12, "completion_tokens": 1},
+    {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 0},
+    {"total_tokens": 7},
+    {"cache_read_tokens": 3, "cache_creation_tokens": 2, "prompt_tokens": 9},
+    {"prompt_tokens": -4, "completion_tokens": 2**60},
+    {"completion_tokens": 1, "prompt_tokens": 2},  # another order
+    # not all exact ints, or other names: the general path
+    {"prompt_tokens": "12", "completion_tokens": 1.0},
+    {"prompt_tokens": True, "completion_tokens": None},
+    {"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 4}},
+    {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": 1},
+    {"prompt_tokens": 1, "other": 3},
+]
+
+
+@pytest.mark.parametrize("raw", PLAIN_USAGE)
+def test_a_plain_usage_report_reads_as_the_general_path_reads_it(raw: dict[str, Any]) -> None:
+    from assay.targets.base import _loose_count
+
+    made = token_usage(dict(raw))
+    expected = read_usage(dict(raw), _loose_count)
+    assert made is not None
+    assert made.model_dump() == expected.model_dump()
+    assert made.model_fields_set == expected.model_fields_set
+    assert list(made.__dict__) == list(expected.__dict__)

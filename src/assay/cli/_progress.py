@@ -34,7 +34,7 @@ class RunProgress:
     ) -> None:
         self.total = total
         self.done = 0
-        self.counts = StatusCounts()
+        self._statuses: dict[str, int] = {}  # status -> tests finished with it
         self.console = console or Console(stderr=True)
         self.enabled = enabled
         self.started = time.monotonic()
@@ -87,6 +87,17 @@ class RunProgress:
             self._bar.stop()
 
     @property
+    def counts(self) -> StatusCounts:
+        """The finished tests by status (made when shown, not once per test)."""
+        statuses = self._statuses
+        return StatusCounts(
+            passed=statuses.get("passed", 0),
+            failed=statuses.get("failed", 0),
+            errored=statuses.get("error", 0),
+            not_run=statuses.get("not_run", 0),
+        )
+
+    @property
     def rate(self) -> float:
         elapsed = time.monotonic() - self.started
         return self.done / elapsed if elapsed > 0 else 0.0
@@ -97,7 +108,8 @@ class RunProgress:
     def advance_status(self, status: str) -> None:
         """One more test finished, with this status (all the bar reads of a result)."""
         self.done += 1
-        self.counts = self.counts.add(status)
+        statuses = self._statuses
+        statuses[status] = statuses.get(status, 0) + 1
         if not self.enabled:
             return
         if self._bar is not None and self._task is not None:

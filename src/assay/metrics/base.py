@@ -27,6 +27,7 @@ from assay.results.models import (
     MetricResult,
     TokenUsage,
     ToolInvocation,
+    one_step_init,
     prevalidated,
 )
 
@@ -52,6 +53,7 @@ class Exchange:
     token_usage: TokenUsage | None = None
 
 
+@one_step_init
 @dataclass(frozen=True)
 class MetricContext:
     """Everything a metric may read about one turn. Read-only by construction."""
@@ -86,6 +88,7 @@ class ConversationContext:
         return [call for turn in self.turns for call in turn.tool_invocations]
 
 
+@one_step_init
 @dataclass(frozen=True)
 class Score:
     """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``."""
@@ -321,7 +324,10 @@ def turn_size(ctx: MetricContext) -> int:
 
 
 def _tools_size(calls: Sequence[ToolInvocation]) -> int:
-    return sum(len(c.name) + (c.bytes or 0) for c in calls)
+    size = 0
+    for c in calls:  # a loop: no generator made per turn
+        size += len(c.name) + (c.bytes or 0)
+    return size
 
 
 async def _inline_or_threaded(

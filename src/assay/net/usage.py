@@ -30,7 +30,7 @@ _validated: Callable[[dict[str, int]], TokenUsage] = (
 _FIELDS = frozenset(TokenUsage.model_fields)
 
 
-def _token_usage(counts: dict[str, int]) -> TokenUsage:
+def counted_usage(counts: dict[str, int]) -> TokenUsage:
     """``TokenUsage(**counts)`` (``counts`` holds every field, in field order): made without
     validating when every count is an exact int, as a count function returns it."""
     for value in counts.values():
@@ -53,7 +53,7 @@ def read_usage(
         read = count(raw, "cache_read_input_tokens", path)
         output = count(raw, "output_tokens", path)
         prompt = fresh + created + read
-        return _token_usage(
+        return counted_usage(
             {
                 "prompt_tokens": prompt,
                 "completion_tokens": output,
@@ -71,7 +71,7 @@ def read_usage(
     total = count(raw, "total_tokens", path) or prompt + completion
     created = count(raw, "cache_creation_tokens", path)
     cached = 0 if details is None else count(details, "cached_tokens", details_path)
-    return _token_usage(
+    return counted_usage(
         {
             "prompt_tokens": prompt,
             "completion_tokens": completion,

@@ -6,6 +6,7 @@ reporters render them and the dashboard serves them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,6 +100,57 @@ def prevalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
     _set(model, "__pydantic_extra__", None)
     _set(model, "__pydantic_private__", None)
     return model
+
+
+_T = TypeVar("_T")
+
+
+class _Factory:
+    """A parameter left to its field's default factory (shown as dataclasses shows it)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def one_step_init(cls: type[_T]) -> type[_T]:
+    """``cls``, a frozen dataclass made once or more per turn (``TurnRequest``,
+    ``MetricContext``, ``Score``), with an ``__init__`` that fills the instance's
+    ``__dict__`` in one step instead of one ``object.__setattr__`` per field (what a frozen
+    dataclass's own ``__init__`` does): the same parameters, in the same order, with the
+    same defaults and default factories. For classes without ``__post_init__``, init-only
+    or keyword-only fields, and without ``__slots__``."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
+        raise TypeError(f"{cls.__name__}: one_step_init cannot make its __init__")
+    env: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+    params, items = [], []
+    for f in fields:
+        if not f.init or f.kw_only or f.name.startswith("_"):
+            raise TypeError(f"{cls.__name__}.{f.name}: one_step_init cannot make its __init__")
+        value = f.name
+        if f.default is not dataclasses.MISSING:
+            env[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            env[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_FACTORY")
+            value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
+        else:
+            params.append(f.name)
+        items.append(f"{f.name!r}: {value}")
+    source = (
+        f"def __init__(self, {', '.join(params)}):\n"
+        f"    _set(self, '__dict__', {{{', '.join(items)}}})\n"
+    )
+    exec(source, env)  # as dataclasses makes its own __init__
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    setattr(cls, "__init__", init)  # noqa: B010 (the class's own, replaced)
+    return cls
 
 
 class ArgMatchDetail(_Record):

@@ -41,11 +41,12 @@ def checks_passed(
     errors: list[str], tools_matched: bool | None, metric_results: list[MetricResult]
 ) -> bool:
     """The pass rule of contract §3 for a turn that was sent (not skipped)."""
-    return (
-        not errors
-        and tools_matched is not False
-        and all(m.passed is not False for m in metric_results)
-    )
+    if errors or tools_matched is False:
+        return False
+    for m in metric_results:  # noqa: SIM110 (a loop: no generator made per turn)
+        if m.passed is False:
+            return False
+    return True
 
 
 def status_of(passed: bool, errors: list[str]) -> Literal["passed", "failed", "error"]:
@@ -448,19 +449,25 @@ class Tally(NamedTuple):
 
     @classmethod
     def of(cls, result: TestResult) -> Tally:
-        return cls(
-            result.test_name,
-            result.status,
-            result.passed,
-            len(result.turns) if result.turns else 0,
-            result.execution_time_ms,
-            _token_counts(result.token_usage),
-            [(m.metric_name, m.score, m.dimension) for m in result.metric_results],
-            # else none to list
-            metrics_not_run(result)
-            if result.metrics_not_run or result.turns
-            else _NO_METRICS_NOT_RUN,
+        fields = result.__dict__  # the values as they are: no attribute hook per read
+        turns, usage, not_run = fields["turns"], fields["token_usage"], fields["metrics_not_run"]
+        return _new_tally(
+            cls,
+            (
+                fields["test_name"],
+                fields["status"],
+                fields["passed"],
+                len(turns) if turns else 0,
+                fields["execution_time_ms"],
+                None if usage is None else _token_counts(usage),
+                [(m.metric_name, m.score, m.dimension) for m in fields["metric_results"]],
+                # else none to list
+                metrics_not_run(result) if not_run or turns else _NO_METRICS_NOT_RUN,
+            ),
         )
+
+
+_new_tally = tuple.__new__  # Tally(*values) without the named tuple's Python __new__
 
 
 def _token_counts(usage: TokenUsage | None) -> tuple[int, int, int, int, int] | None:
@@ -520,28 +527,7 @@ class SummaryBuilder:
     def add_tally(self, tally: Tally) -> None:
         """Count a result by its tally (what a worker process sends with the result's JSON,
         so the run's process need not parse it back)."""
-        self._count(
-            tally.test_name,
-            tally.status,
-            tally.passed,
-            tally.turns,
-            tally.execution_time_ms,
-            tally.tokens,
-            tally.metrics_not_run,
-        )
-        for name, score, dimension in tally.metrics:
-            self._metric(name, score, dimension)
-
-    def _count(
-        self,
-        test_name: str,
-        status: str,
-        passed: bool,
-        turns: int,
-        execution_time_ms: int,
-        tokens: tuple[int, int, int, int, int] | None,
-        not_run: dict[str, str] | None,
-    ) -> None:
+        test_name, status, passed, turns, execution_time_ms, tokens, metrics, not_run = tally
         self._statuses[status] += 1
         self._turns += turns or 1
         self._time_ms += execution_time_ms
@@ -565,14 +551,13 @@ class SummaryBuilder:
                     listed[name] = NotRun(tests=1, reason=reason)
                 else:
                     entry.tests += 1
-
-    def _metric(self, name: str, score: float | None, dimension: str | None) -> None:
         evaluated = self._evaluated
-        evaluated[name] = evaluated.get(name, 0) + 1
-        if score is not None:
-            _add_score(self._scores, name, score)
-            if dimension:
-                _add_score(self._dims, dimension, score)
+        for name, score, dimension in metrics:
+            evaluated[name] = evaluated.get(name, 0) + 1
+            if score is not None:
+                _add_score(self._scores, name, score)
+                if dimension:
+                    _add_score(self._dims, dimension, score)
 
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)

@@ -19,8 +19,8 @@ from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
-from assay.net.usage import read_usage
-from assay.results.models import TokenUsage, ToolInvocation, prevalidated
+from assay.net.usage import counted_usage, read_usage
+from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.targets._plain import plain_json
 
 
@@ -31,6 +31,7 @@ class Message:
     files: tuple[Attachment, ...] = ()  # what a user message attached
 
 
+@one_step_init
 @dataclass(frozen=True)
 class TurnRequest:
     input: str
@@ -175,10 +176,37 @@ def token_usage(raw: Any) -> TokenUsage | None:
     that cannot be read is None (no usage), never a failed turn."""
     if not isinstance(raw, dict):
         return None
+    if type(raw) is dict and raw.keys() <= _ASSAY_NAMES:
+        plain = _plain_usage(raw)
+        if plain is not None:
+            return plain
     try:
         return read_usage(raw, _loose_count)
     except (TypeError, ValueError, ValidationError, MalformedReply):
         return None
+
+
+_ASSAY_NAMES = frozenset(TokenUsage.model_fields)
+
+
+def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
+    """``read_usage(raw, _loose_count)`` for a report in assay's own names (the http target's
+    default shape, OpenAI's without details) whose counts are all exact ints, read without a
+    call per counter; else None (the general path)."""
+    for value in raw.values():
+        if type(value) is not int:
+            return None
+    get = raw.get
+    prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
+    return counted_usage(
+        {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": get("total_tokens", 0) or prompt + completion,
+            "cache_creation_tokens": get("cache_creation_tokens", 0),
+            "cache_read_tokens": get("cache_read_tokens", 0),
+        }
+    )
 
 
 def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
