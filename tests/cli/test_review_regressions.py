@@ -146,3 +146,9 @@ def test_record_schemas_require_the_contract_fields(assay_cli: RunCli) -> None:
         "execution_time_ms",
         "errors",
     } == set(turn["required"])
+
+
+def test_error_messages_print_colons_as_written_not_as_emoji(assay_cli: RunCli) -> None:
+    proc = assay_cli("run", "plan:x:v2.yaml")
+    assert proc.returncode == 2
+    assert "plan:x:v2.yaml: file not found" in proc.stderr  # rich made ':x:' an emoji

@@ -35,7 +35,7 @@ class RunProgress:
         self.total = total
         self.done = 0
         self._statuses: dict[str, int] = {}  # status -> tests finished with it
-        self.console = console or Console(stderr=True)
+        self.console = console or Console(stderr=True, emoji=False)
         self.enabled = enabled
         self.started = time.monotonic()
         self._last_line = self.started

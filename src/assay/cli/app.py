@@ -191,8 +191,8 @@ def _options(
     """Test LLM agents and chatbots turn by turn."""
 
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+out_console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 EXIT_COULD_NOT_RUN = 3
 EXIT_INTERRUPTED = 130
