@@ -73,7 +73,7 @@ def test_all_passing_exits_0_and_a_bad_suite_exits_2(assay_cli: RunCli, tmp_path
     )
     proc = assay_cli("run", str(ok))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 tests: 1 passed, 0 failed" in proc.stdout
+    assert "1 test: 1 passed, 0 failed" in proc.stdout
     bad = write(
         tmp_path,
         "name: s\ntarget: {python: 'rev:respond'}\ntests:\n"

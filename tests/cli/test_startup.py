@@ -230,7 +230,7 @@ def test_a_plain_csv_run_over_http_loads_only_what_it_uses(tmp_path: Path) -> No
         )
         modules, printed = _modules_after(code, tmp_path)
         assert len(server.bodies()) == 1  # the run did run
-    assert "1 tests:" in printed
+    assert "1 test:" in printed
     assert "assay.metrics.comparison" in modules and "assay.store" in modules  # equality
     assert _loaded(modules, ONLY_FOR_SOME_RUNS) == []
     assert "CA [0, 0]" in printed  # aiohttp's TLS contexts never loaded the certificates

@@ -124,7 +124,8 @@ def test_a_goal_test_without_a_simulator_is_not_run_exit_0_unless_strict(
     (tmp_path / "suite.yaml").write_text(GOAL_SUITE)
     proc = assay_cli("run", "suite.yaml", "--out", "r.json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert totals(proc.stdout) == "2 tests: 1 passed, 0 failed, 0 errored, 1 not run — 2 turns"
+    # the goal test sent nothing: only the single-turn test's turn is counted
+    assert totals(proc.stdout) == "2 tests: 1 passed, 0 failed, 0 errored, 1 not run — 1 turn"
     assert results(tmp_path / "r.json")["refund"]["status"] == "not_run"
     assert assay_cli("run", "suite.yaml", "--strict").returncode == 1
     # a failing test still exits 1 without --strict

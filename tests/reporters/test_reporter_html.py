@@ -44,7 +44,7 @@ def test_header_totals_and_table(report: Report) -> None:
     page = render_html(report)
     assert "<h1>revenue-suite</h1>" in page
     assert "0123456789abcdef0123456789abcdef" in page and "python:agent:respond" in page
-    assert "<b>25.0%</b>pass rate" in page and "<b>2/5</b>turns passed" in page
+    assert "<b>25.0%</b>pass rate" in page and "<b>2/4</b>turns passed" in page
     rows = [a.get("class") for t, a in _tags(page) if t == "tr" and a.get("class")]
     assert rows == ["row-passed", "row-failed", "row-error", "row-not_run"]
 

@@ -53,3 +53,22 @@ def test_a_tally_counts_as_its_result() -> None:
     assert summary.total_turns == 4 + 2 * 2 and summary.token_usage.total_tokens == 5
     assert summary.metrics_not_run and summary.repeats
     assert tallied.build() == summary
+
+
+def test_a_goal_test_that_ran_no_turn_counts_none() -> None:
+    # a goal test not run (no judge) has no turns: it adds 0 to total_turns, where a
+    # single-turn test adds its one turn even when it fails
+    goal = TestResult(
+        test_name="goal",
+        test_type="goal",
+        test_input="book a flight",
+        passed=False,
+        status="not_run",
+        execution_time_ms=0,
+        timestamp=NOW,
+        metrics_not_run={"goal": "no judge"},
+    )
+    built = SummaryBuilder()
+    for result in (goal, single_turn_result("fails", turn(0, False), NOW)):
+        built.add(result)
+    assert built.build().total_turns == 1

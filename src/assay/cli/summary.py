@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from rich.console import Console
 
+from assay._words import counted
 from assay.cli._explain import print_explanation
 from assay.cli._terminal import markup_safe
 from assay.reporters.view import (
@@ -32,7 +33,7 @@ MAX_ROWS = 50
 
 def totals_line(s: ReportSummary) -> str:
     """``4 tests: 1 passed, 1 failed, 1 errored, 1 not run — 6 turns``."""
-    return f"{StatusCounts.of(s).line()} — {s.total_turns} turns"
+    return f"{StatusCounts.of(s).line()} — {counted(s.total_turns, 'turn')}"
 
 
 def exit_code(s: ReportSummary, strict: bool = False) -> int:

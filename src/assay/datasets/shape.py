@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from assay._words import counted
+
 Kind = Literal["MULTI-TURN", "SINGLE-TURN"]
 
 DASH = "\N{EM DASH}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass(frozen=True)
@@ -38,9 +36,9 @@ class ShapeReport:
     def shape_line(self) -> str:
         """``MULTI-TURN — 9 rows, 2 conversations (grouped by session_id)`` or
         ``SINGLE-TURN — 5 rows``."""
-        line = f"{self.kind} {DASH} {_count(self.rows, 'row')}"
+        line = f"{self.kind} {DASH} {counted(self.rows, 'row')}"
         if self.is_multi_turn:
-            line += f", {_count(self.conversations, 'conversation')} (grouped by session_id)"
+            line += f", {counted(self.conversations, 'conversation')} (grouped by session_id)"
         return line
 
     def columns_line(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from assay._words import counted
 from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
@@ -95,7 +96,8 @@ def _header(report: Report) -> list[str]:
     ]
     totals = (
         f"**{counts.line()}** — pass rate {fmt_rate(s.pass_rate)} — "
-        f"{s.total_turns} turns ({turns_passed(report)} passed) — {fmt_ms(s.execution_time_ms)}"
+        f"{counted(s.total_turns, 'turn')} ({turns_passed(report)} passed) — "
+        f"{fmt_ms(s.execution_time_ms)}"
     )
     repeats = repeat_line(report.summary)
     return [

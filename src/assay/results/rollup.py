@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Literal, NamedTuple
 
+from assay._words import counted
 from assay.results.models import (
     MetricResult,
     NotRun,
@@ -419,7 +420,7 @@ class StatusCounts:
 
     def line(self) -> str:
         """``4 tests: 1 passed, 1 failed, 1 errored, 1 not run``."""
-        return f"{self.total} tests: {self.words()}"
+        return f"{counted(self.total, 'test')}: {self.words()}"
 
     def add(self, status: str) -> StatusCounts:
         """These counts with one more test of ``status``."""
@@ -441,7 +442,8 @@ class Tally(NamedTuple):
     test_name: str
     status: str
     passed: bool
-    turns: int  # how many turns its ``turns`` list has; 0: none (a single-turn test)
+    turns: int  # the turns it counts: its ``turns``, a single-turn test's one, or 0 (a goal
+    # test that ran no turn: not run, without a judge)
     execution_time_ms: int
     tokens: tuple[int, int, int, int, int] | None  # TokenUsage's counters, in field order
     metrics: list[tuple[str, float | None, str | None]]  # name, score, dimension
@@ -457,7 +459,7 @@ class Tally(NamedTuple):
                 fields["test_name"],
                 fields["status"],
                 fields["passed"],
-                len(turns) if turns else 0,
+                len(turns) if turns else int(fields["test_type"] != "goal"),
                 fields["execution_time_ms"],
                 None if usage is None else _token_counts(usage),
                 [(m.metric_name, m.score, m.dimension) for m in fields["metric_results"]],
@@ -529,7 +531,7 @@ class SummaryBuilder:
         so the run's process need not parse it back)."""
         test_name, status, passed, turns, execution_time_ms, tokens, metrics, not_run = tally
         self._statuses[status] += 1
-        self._turns += turns or 1
+        self._turns += turns
         self._time_ms += execution_time_ms
         if tokens is not None:
             counts = self._tokens
