@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from jsonschema import Draft202012Validator
 
-from assay.results.models import TokenUsage, ToolInvocation, TurnResult
+from assay.results.models import ArgMatchDetail, TokenUsage, ToolInvocation, TurnResult
 from assay.results.schema import json_schema
 
 # specs/turn-result-contract.txt §1's example turn ("args": {...} written as {})
@@ -76,3 +77,16 @@ def test_a_turn_assay_writes_is_valid_too() -> None:
         token_usage=TokenUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3),
     )
     assert errors(json_schema("turn-result"), turn.model_dump(mode="json")) == []
+
+
+def test_an_arg_match_detail_reads_as_the_contracts_json_object_does() -> None:
+    detail = ArgMatchDetail(
+        expected_tool="subtract",
+        args_asserted={"a": 206588},
+        matched_call_index=-1,
+        unmatched_reason="no call to 'subtract' found",
+    )
+    assert detail["matched_call_index"] == -1 and detail["expected_tool"] == "subtract"
+    assert detail["unmatched_reason"] == detail.model_dump()["unmatched_reason"]
+    with pytest.raises(KeyError):
+        detail["nope"]

@@ -159,6 +159,14 @@ class ArgMatchDetail(_Record):
     matched_call_index: int
     unmatched_reason: str | None = None
 
+    def __getitem__(self, field: str) -> Any:
+        """``detail["matched_call_index"]``: the contract gives an entry as a JSON object, and
+        HoloDeck's own results hold it as a dict, so code written for them reads it so."""
+        try:
+            return self.__dict__[field]
+        except KeyError:
+            raise KeyError(field) from None
+
 
 class TurnResult(_Record):
     turn_index: int

@@ -55,6 +55,8 @@ class _PythonSession(AgentSession):
             return reply_from_payload(payload)
         except (SessionLost, TargetError):
             raise
+        except TimeoutError:  # the agent's own call timed out: the turn's "timeout", as
+            raise  # HoloDeck records a backend's TimeoutError
         except BaseException as exc:  # sys.exit, KeyboardInterrupt: this turn's
             reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the agent
             raise TargetError(f"the agent raised {describe(exc)}") from None
