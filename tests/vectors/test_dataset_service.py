@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import RunCli
-from tests.targets.agent_server import AgentServer
+from tests.targets.agent_server import AgentServer, Step
 from tests.vectors import fixtures_vdata
 
 # the shared fixtures, by name (a conftest here would be shared with the other vector tests)
@@ -28,6 +28,7 @@ _fresh_limiters = fixtures_vdata._fresh_limiters
 
 Sample = Callable[[str], Path]
 DASH = "\u2014"
+LAB2_LINE = f"MULTI-TURN {DASH} 9 rows, 2 conversations (grouped by session_id)"
 LAB2_ORDER = {
     "session_001": [
         "I like a cheap hotel for my 7 day stay.",
@@ -75,6 +76,14 @@ def _validate(assay_cli: RunCli, name: str, *flags: str) -> tuple[int, list[str]
         # Session_ID is not session_id: the file quietly becomes single-turn
         ("gt_session_id_misspelt.csv", f"SINGLE-TURN {DASH} 2 rows"),
         ("gt_any_case.csv", f"MULTI-TURN {DASH} 2 rows, 1 conversation (grouped by session_id)"),
+        # a session id on every row but no two alike: no conversation is assembled
+        ("gt_distinct_sessions.csv", f"SINGLE-TURN {DASH} 3 rows"),
+        (
+            "gt_turn_near_miss.csv",
+            f"MULTI-TURN {DASH} 2 rows, 1 conversation (grouped by session_id)",
+        ),
+        # as Excel exports it: a BOM, semicolons, CRLF line endings
+        ("gt_lab2_excel_export.csv", LAB2_LINE),
     ],
 )
 def test_the_validate_line_reports_the_shape_the_run_will_use(
@@ -308,3 +317,77 @@ def test_a_misspelt_session_id_runs_every_row_on_its_own(
     results = _report(tmp_path)
     assert [r["test_type"] for r in results] == ["single_turn", "single_turn"]
     assert len(_by_session(server)) == 2  # never assembled into one conversation
+
+
+def test_a_near_miss_turn_column_is_ignored_and_said(
+    assay_cli: RunCli, sample: Sample, server: AgentServer, tmp_path: Path
+) -> None:
+    """``turn`` is not ``turn_id``: validate says so, and the turns run in file order."""
+    sample("gt_turn_near_miss.csv")
+    code, out, err = _validate(assay_cli, "gt_turn_near_miss.csv")
+    assert code == 0, err
+    assert any(
+        line.startswith("warning: column 'turn' not recognised: did you mean turn_id?")
+        for line in out
+    )
+    proc = assay_cli(
+        "run", "--dataset", "gt_turn_near_miss.csv", "--target", server.chat_url, "--out", "r.json"
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (conversation,) = _report(tmp_path)
+    assert [t["input"] for t in conversation["turns"]] == [
+        "Book the cheapest hotel.",
+        "I like a cheap hotel.",
+    ]
+
+
+def test_distinct_session_ids_run_as_single_turn_tests(
+    assay_cli: RunCli, sample: Sample, server: AgentServer, tmp_path: Path
+) -> None:
+    sample("gt_distinct_sessions.csv")
+    code, out, _ = _validate(assay_cli, "gt_distinct_sessions.csv")
+    assert code == 0
+    assert any(line.startswith("warning: no two rows share a session_id") for line in out)
+    proc = assay_cli(
+        "run",
+        "--dataset",
+        "gt_distinct_sessions.csv",
+        "--target",
+        server.chat_url,
+        "--out",
+        "r.json",
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert [r["test_type"] for r in _report(tmp_path)] == ["single_turn"] * 3
+
+
+def test_tool_call_spellings_the_service_reads(
+    assay_cli: RunCli, sample: Sample, server: AgentServer, tmp_path: Path
+) -> None:
+    """``tool_name`` for ``name``, ``args`` or ``parameters`` for ``arguments``: the agent that
+    makes the expected calls, with the expected replies, passes."""
+    sample("gt_tool_aliases.csv")
+    server.by_query["Book the cheapest hotel."] = Step(
+        json={
+            "response": "Holiday Inn Basel booked",
+            "tool_invocations": [{"name": "book_hotel", "args": {"hotel_id": 8}}],
+        }
+    )
+    server.by_query["Any museums in Basel?"] = Step(
+        json={
+            "response": "Kunstmuseum Basel",
+            "tool_invocations": [
+                {"name": "search_trip_recommendations", "args": {"location": "Basel"}}
+            ],
+        }
+    )
+    proc = assay_cli(
+        "run", "--dataset", "gt_tool_aliases.csv", "--target", server.chat_url, "--out", "r.json"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = _report(tmp_path)
+    assert [r["expected_tools"][0]["name"] for r in results] == [
+        "book_hotel",
+        "search_trip_recommendations",
+    ]
+    assert all(r["tools_matched"] and r["passed"] for r in results)

@@ -200,3 +200,22 @@ def test_the_documented_multi_turn_configuration(tmp_path: Path) -> None:
     assert second["goal"] == "Verify chatbot maintains context across 3 turns"
     assert second["instructions"] == "Ask related questions building on previous responses"
     assert "input" not in second
+
+
+def test_a_test_without_a_type_is_single_turn(tmp_path: Path) -> None:
+    """Rhesis's default test type is Single-Turn. Deliberate difference (docs/importing.md:
+    "an array, an object with tests, or one object"): its from_json refuses an object at
+    the root, and assay reads the tests in it."""
+    run = _import(tmp_path, "rhesis_wrapped.json")
+    assert run.code == 0, run.stderr
+    assert _kinds(run) == ["single_turn"]
+    assert run.test("1: Test prompt")["input"] == "Test prompt"
+
+
+def test_an_empty_set(tmp_path: Path) -> None:
+    """Deliberate difference (docs/importing.md, exit codes): Rhesis loads an empty array
+    as a set of 0 tests; assay writes no suite and exits 2, saying nothing could be mapped."""
+    run = _import(tmp_path, "rhesis_empty.json")
+    assert run.code == 2
+    assert "nothing in it could be mapped" in run.stderr
+    assert run.suite is None
