@@ -13,8 +13,9 @@ spaces as underscores, with the aliases of its import mapper (``prompt``, ``ques
 
 A row with a prompt becomes a single-turn test (its expected response checked by the
 ``correctness`` judge metric: Rhesis scores tests with its behaviors' metrics, which a
-test-set file does not carry); a row with a goal becomes a goal-driven test. Category,
-topic and behavior become tags.
+test-set file does not carry); a row with a goal becomes a goal-driven test (a Multi-Turn
+row without one takes its prompt as the goal, as Rhesis does). Category, topic and behavior
+(``requirement`` in newer Rhesis) become tags.
 """
 
 from __future__ import annotations
@@ -129,6 +130,9 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     config = _configuration(row, item, out)
     goal = text(config.get("goal"))
     multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"
+    # as Rhesis runs it, a Multi-Turn test without a goal takes its prompt as the goal
+    prompt_is_goal = bool(multi and content and not goal)
+    goal = content if prompt_is_goal else goal
     if not content and not goal:
         if any(text(row.get(k)) for k in (*TAG_FIELDS, "test_type")):
             out.skip(item, "the test", "neither a prompt nor a goal")
@@ -136,7 +140,7 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     tags = list(dict.fromkeys(plain(t) for k in TAG_FIELDS if (t := text(row.get(k)))))
     test: dict[str, Any] = {"name": "", "tags": tags} if tags else {"name": ""}
     if goal and (multi or not content):
-        if content:
+        if content and not prompt_is_goal:
             out.skip(item, "prompt_content", "a Multi-Turn test's prompt: the simulated user opens")
         test["goal"] = goal
         for key in GOAL_FIELDS[1:]:
@@ -155,7 +159,8 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
 
 def _configuration(row: dict[str, Any], item: str, out: Imported) -> dict[str, Any]:
     """``test_configuration`` (an object, or its JSON in a CSV cell) over the flat fields."""
-    flat = {k: row[k] for k in (*GOAL_FIELDS, "min_turns", "max_turns") if k in row}
+    flat_keys = (*GOAL_FIELDS, "min_turns", "max_turns")
+    flat = {k: row[k] for k in flat_keys if k in row}
     nested = row.get("test_configuration")
     if isinstance(nested, str) and nested.strip():
         try:
@@ -163,7 +168,12 @@ def _configuration(row: dict[str, Any], item: str, out: Imported) -> dict[str, A
         except json.JSONDecodeError as exc:
             out.skip(item, "test_configuration", f"not JSON ({exc.msg}); the flat fields are used")
             nested = None
-    return flat | nested if isinstance(nested, dict) else flat
+    if not isinstance(nested, dict):
+        return flat
+    for key in nested:
+        if key not in flat_keys and nested[key] not in (None, "", [], {}):
+            out.skip(item, f"test_configuration.{key}", "an assay goal test has no such field")
+    return flat | nested
 
 
 def _turn_limits(config: dict[str, Any], item: str, out: Imported) -> dict[str, int]:

@@ -13,7 +13,8 @@ from typing import Any
 ALIASES: dict[str, tuple[str, ...]] = {
     "category": ("category", "cat", "test_category", "category_name", "type"),
     "topic": ("topic", "test_topic", "topic_name", "subject"),
-    "behavior": ("behavior", "behaviour", "test_behavior", "behavior_name"),
+    # Rhesis renamed a test's behavior to requirement; both are the third tag
+    "behavior": ("behavior", "behaviour", "test_behavior", "behavior_name", "requirement"),
     "prompt_content": (
         "prompt_content",
         "prompt",

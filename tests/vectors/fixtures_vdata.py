@@ -1,0 +1,38 @@
+"""Fixtures of the dataset-service and Rhesis vector tests (imported by them; no conftest, so
+that the other vector tests keep their own): the CLI, a loopback agent, the sample files."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from assay.net import reset_limiters
+from tests.cli.conftest import assay_cli  # noqa: F401 (the CLI fixture, for the tests here)
+from tests.targets.agent_server import AgentServer, agent_server
+
+SAMPLES = Path(__file__).resolve().parent / "samples"
+
+
+@pytest.fixture
+def server() -> Iterator[AgentServer]:
+    with agent_server() as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limiters() -> None:
+    reset_limiters()
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Callable[[str], Path]:
+    """Copy a sample file into the test's scratch folder (where assay_cli runs) and return
+    its path there."""
+
+    def copy(name: str) -> Path:
+        return Path(shutil.copy(SAMPLES / name, tmp_path / name))
+
+    return copy
