@@ -1,5 +1,6 @@
-"""A dataset row's Turn and TestCase are built without their ``__init__`` (``built``): they
-must be exactly what ``Turn(...)`` and ``TestCase(...)`` make, every field set."""
+"""A dataset row's Turn and TestCase (``Compiler.dataset_test``) and a row read
+(``dataset_row``, which sets its slots directly) are exactly what their constructors make,
+every field set."""
 
 from __future__ import annotations
 

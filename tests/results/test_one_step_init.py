@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from assay.cases.models import TestCase, Turn
 from assay.metrics.base import MetricContext, Score
 from assay.results.models import one_step_init
 from assay.targets.base import TurnRequest
@@ -75,7 +76,7 @@ def test_still_frozen_replaceable_and_picklable() -> None:
     assert pickle.loads(pickle.dumps(quick)) == quick
 
 
-@pytest.mark.parametrize("cls", [Quick, TurnRequest, MetricContext, Score])
+@pytest.mark.parametrize("cls", [Quick, TurnRequest, MetricContext, Score, Turn, TestCase])
 def test_the_signature_is_the_dataclass_one(cls: type) -> None:
     params = inspect.signature(cls).parameters
     fields = dataclasses.fields(cls)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.cases.models import GoalSpec, TestCase, Turn, built
+from assay.cases.models import GoalSpec, TestCase, Turn
 from assay.config import ExpectedToolSpec, FileSpec, MetricSpec, Suite, TestSpec, TurnSpec
 from assay.datasets.model import DatasetRow
 from assay.errors import Problem
@@ -227,8 +227,8 @@ class Compiler:
         """A dataset conversation: a test with no metric list of its own (``plan`` is the
         suite's, or the dataset defaults), one turn per row, each with the row's Answer and
         tools; its expected trajectory is the rows' tool calls, when every row has some."""
-        # a dataset of 100,000 rows compiles 100,000 of these, each built with every field
-        # as Turn(...) and TestCase(...) would set it; a row alone without a comprehension
+        # a dataset of 100,000 rows compiles 100,000 of these: a row alone without a
+        # comprehension
         turn = plan.turn
         if len(rows) == 1:
             row_tools = literal_tools(rows[0].expected_tools)
@@ -242,19 +242,13 @@ class Compiler:
             turns = tuple(
                 [self._row_turn(row, t, turn) for row, t in zip(rows, tools, strict=True)]
             )
-        return built(
-            TestCase,
-            {
-                "name": name,
-                "type": "single_turn" if len(turns) == 1 else "multi_turn",
-                "turns": turns,
-                "goal": None,
-                "tags": (),
-                "source": f"{self.source}: {where}",
-                "test_metrics": plan.test,
-                "expected_trajectory": trajectory,
-                "extra": {},
-            },
+        return TestCase(
+            name=name,
+            type="single_turn" if len(turns) == 1 else "multi_turn",
+            turns=turns,
+            source=f"{self.source}: {where}",
+            test_metrics=plan.test,
+            expected_trajectory=trajectory,
         )
 
     def _row_turn(
@@ -263,18 +257,14 @@ class Compiler:
         tools: tuple[ExpectedTool, ...] | None,
         metrics: tuple[Metric, ...],
     ) -> Turn:
-        return built(
-            Turn,
-            {
-                "input": row.question,
-                "turn_id": row.turn_id,
-                "ground_truth": row.answer,
-                "context": row.context,
-                "expected_tools": tools,
-                "metrics": metrics,
-                "files": self._row_files(row) if row.files else (),
-                "attachments": (),
-            },
+        return Turn(
+            input=row.question,
+            turn_id=row.turn_id,
+            ground_truth=row.answer,
+            context=row.context,
+            expected_tools=tools,
+            metrics=metrics,
+            files=self._row_files(row) if row.files else (),
         )
 
     def _row_files(self, row: DatasetRow) -> tuple[FileRef, ...]:

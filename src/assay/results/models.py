@@ -117,7 +117,8 @@ _FACTORY = _Factory()
 
 def one_step_init(cls: type[_T]) -> type[_T]:
     """``cls``, a frozen dataclass made once or more per turn (``TurnRequest``,
-    ``MetricContext``, ``Score``), with an ``__init__`` that fills the instance's
+    ``MetricContext``, ``Score``) or per dataset row (``Turn``, ``TestCase``), with an
+    ``__init__`` that fills the instance's
     ``__dict__`` in one step instead of one ``object.__setattr__`` per field (what a frozen
     dataclass's own ``__init__`` does): the same parameters, in the same order, with the
     same defaults and default factories. For classes without ``__post_init__``, init-only
