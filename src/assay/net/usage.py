@@ -27,7 +27,7 @@ Count = Callable[[Mapping[str, Any], str, str], int]
 _validated: Callable[[dict[str, int]], TokenUsage] = (
     TokenUsage.__pydantic_validator__.validate_python
 )
-_FIELDS = frozenset(TokenUsage.model_fields)
+USAGE_FIELDS = frozenset(TokenUsage.model_fields)  # assay's own names of the counters
 
 
 def counted_usage(counts: dict[str, int]) -> TokenUsage:
@@ -36,7 +36,7 @@ def counted_usage(counts: dict[str, int]) -> TokenUsage:
     for value in counts.values():
         if type(value) is not int:
             return _validated(counts)
-    return prevalidated(TokenUsage, counts, set(_FIELDS))
+    return prevalidated(TokenUsage, counts, set(USAGE_FIELDS))
 
 
 def read_usage(

@@ -19,7 +19,7 @@ from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
-from assay.net.usage import counted_usage, read_usage
+from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.targets._plain import plain_json
 
@@ -176,7 +176,7 @@ def token_usage(raw: Any) -> TokenUsage | None:
     that cannot be read is None (no usage), never a failed turn."""
     if not isinstance(raw, dict):
         return None
-    if type(raw) is dict and raw.keys() <= _ASSAY_NAMES:
+    if type(raw) is dict and raw.keys() <= USAGE_FIELDS:
         plain = _plain_usage(raw)
         if plain is not None:
             return plain
@@ -184,9 +184,6 @@ def token_usage(raw: Any) -> TokenUsage | None:
         return read_usage(raw, _loose_count)
     except (TypeError, ValueError, ValidationError, MalformedReply):
         return None
-
-
-_ASSAY_NAMES = frozenset(TokenUsage.model_fields)
 
 
 def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
