@@ -225,19 +225,13 @@ class Store:
             writer = BatchWriter(conn)
             if not writer.lock_run(run_id):
                 raise RunNotFound(run_id, self.url)
-            if writer.postgresql:
-                stored = writer.stored_keys(run_id, batch)
-                fresh = [
-                    (position, _prepared(result))
-                    for key, (position, result) in batch.items()
-                    if key not in stored
-                ]
-            else:  # none stored yet, as a run's writer finds: no probe (see BatchWriter.all_new)
-                fresh = [(position, _prepared(result)) for position, result in batch.values()]
-                if writer.all_new(lambda: _insert(writer, run_id, fresh)):
-                    return
-                stored = writer.stored_keys(run_id, batch)
-                fresh = [item for key, item in zip(batch, fresh, strict=True) if key not in stored]
+            fresh = [(position, _prepared(result)) for position, result in batch.values()]
+            # SQLite: none stored yet, as a run's writer finds, so no probe first unless the
+            # database refuses one (BatchWriter.all_new); PostgreSQL always asks
+            if not writer.postgresql and writer.all_new(lambda: _insert(writer, run_id, fresh)):
+                return
+            stored = writer.stored_keys(run_id, batch)
+            fresh = [item for key, item in zip(batch, fresh, strict=True) if key not in stored]
             if fresh:
                 _insert(writer, run_id, fresh)
 
