@@ -4,27 +4,15 @@ that the other vector tests keep their own): the CLI, a loopback agent, the samp
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from assay.net import reset_limiters
 from tests.cli.conftest import assay_cli  # noqa: F401 (the CLI fixture, for the tests here)
-from tests.targets.agent_server import AgentServer, agent_server
+from tests.targets.conftest import _fresh_limiters, server  # noqa: F401 (the agent's, too)
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
-
-
-@pytest.fixture
-def server() -> Iterator[AgentServer]:
-    with agent_server() as s:
-        yield s
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limiters() -> None:
-    reset_limiters()
 
 
 @pytest.fixture
