@@ -9,9 +9,10 @@ import re
 from markdown_it import MarkdownIt
 
 from assay.reporters.markdown import MAX_TABLE_ROWS, md_cell, md_code, render_markdown
-from assay.results import Report
+from assay.results import MetricResult, Report, rollup_multi_turn
 from tests.reporters.conftest import (
     MISMATCH,
+    STARTED,
     XSS,
     build_report,
     failed_goal,
@@ -68,7 +69,10 @@ def test_each_failed_turn_says_why(report: Report) -> None:
     text = render_markdown(report)
     failures = _plain(text.split("### What did not pass", 1)[1])
     assert "capital" not in failures  # passing tests get no section
-    assert "Turn 1" in failures and "Turn 0" not in failures  # only the failing turn
+    assert "Turn 1 ❌ failed" in failures
+    # the passing turn has its row, input and reply, but none of a failing turn's detail
+    assert "Turn 0 ✅ passed — 300 ms · numeric 1.00" in failures
+    assert "Input: Revenue in 2021?" in failures and "Ground truth: 5120" not in failures
     assert "And the change from 2020?" in failures
     assert "Ground truth: 640" in failures
     assert f"Tool mismatch: {MISMATCH}" in failures
@@ -127,3 +131,46 @@ def test_an_underscore_inside_a_word_stays_as_typed_and_emphasis_is_still_escape
     rendered = MarkdownIt().render(md_cell("_loud_ snake_case __bold__"))
     assert "<em>" not in rendered and "<strong>" not in rendered
     assert "_loud_ snake_case __bold__" in html.unescape(rendered)
+
+
+def test_a_multi_turn_test_has_a_row_per_turn_under_its_own_heading() -> None:
+    """HoloDeck's layout: the test, then Turns, then one deeper heading per turn; a turn's
+    row carries its status, time, tool match and each metric's score."""
+    text = render_markdown(build_report([failing_multi()]))
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings[1:5] == [
+        "### What did not pass",
+        "#### ❌ revenue \\| dialogue (multi_turn, failed)",
+        "##### Turns",
+        "###### Turn 0 ✅ passed — 300 ms · numeric 1.00",
+    ]
+    assert headings[5] == (
+        "###### Turn 1 ❌ failed — 450 ms · tools ❌ · numeric 0.00 ✗ · correctness 0.40 ✗"
+    )
+
+
+def test_a_passing_multi_turn_test_is_shown_turn_by_turn() -> None:
+    multi = failing_multi()
+    turns = [t.model_copy(update={"passed": True, "metric_results": []}) for t in multi.turns or []]
+    passed = rollup_multi_turn("dialogue", turns, STARTED)
+    assert passed.passed
+    text = render_markdown(build_report([passing_single(), passed]))
+    section = _plain(text.split("### Multi-turn tests that passed", 1)[1])
+    assert "✅ dialogue (multi_turn, passed)" in section
+    assert "Turn 0 ✅ passed" in section and "Turn 1 ✅ passed — 450 ms · tools ❌" in section
+    assert "capital" not in section  # a single-turn test has no turns to show
+    assert "more characters]" in section  # a passed turn's reply is cut shorter
+    assert "What did not pass" not in text
+
+
+def test_a_multi_turn_test_failed_by_a_whole_test_metric_still_shows_its_turns() -> None:
+    multi = failing_multi()
+    turns = [t.model_copy(update={"passed": True, "metric_results": []}) for t in multi.turns or []]
+    whole = MetricResult(metric_name="trajectory", score=0.0, passed=False, reasoning="order")
+    result = rollup_multi_turn("dialogue", turns, STARTED)
+    result = result.model_copy(
+        update={"metric_results": [whole], "passed": False, "status": "failed"}
+    )
+    failures = _plain(render_markdown(build_report([result])).split("### What did not pass")[1])
+    assert "Turn 0 ✅ passed" in failures and "Turn 1 ✅ passed" in failures
+    assert "Failed metric (whole test): trajectory 0.00: order" in failures

@@ -690,7 +690,7 @@ async def test_reporter_writes_serialized() -> None:
         assert enter.split("-", 1)[1] == leave.split("-", 1)[1]
 
 
-# --- test_reporter_multi_turn.py (what the reports carry, not HoloDeck's Markdown layout) --
+# --- test_reporter_multi_turn.py (what the reports carry; the Markdown's per-turn layout) ---
 
 
 def a_report(results: list[TestResult]) -> Report:
@@ -758,3 +758,35 @@ async def test_markdown_shows_per_turn_metric_scores() -> None:
     assert "levenshtein" in md
     assert "0.8" in md
     assert "✅" in md
+
+
+async def chit_chat() -> TestResult:
+    """HoloDeck's _multi_turn_report: three turns, all passing (each checked: assay does not
+    pass a test on which nothing was checked)."""
+    script(hi="r0", **{"who?": "r1", "joke?": "r2"})
+    turns = [{"input": q, "ground_truth": f"r{i}"} for i, q in enumerate(("hi", "who?", "joke?"))]
+    result = await run({"name": "chit-chat", "turns": turns}, metrics=["equality"])
+    assert result.passed is True
+    return result
+
+
+async def test_markdown_renders_per_turn_rows() -> None:
+    # HoloDeck: test_reporter_multi_turn.py::test_markdown_renders_per_turn_rows
+    # (a passing multi-turn test is shown turn by turn too, in its own section)
+    md = render_markdown(a_report([await chit_chat()]))
+    for snippet in ("turn 0", "turn 1", "turn 2"):
+        assert snippet in md.lower()
+    assert "hi" in md and "who?" in md and "joke?" in md
+
+
+async def test_markdown_hierarchy_parent_and_turns() -> None:
+    # HoloDeck: test_reporter_multi_turn.py::test_markdown_hierarchy_parent_and_turns
+    # assay's test heading is its own ("#### ✅ NAME (multi_turn, passed)", under a section,
+    # not "### Test: NAME"); the Turns block and one deeper heading per turn are HoloDeck's.
+    md = render_markdown(a_report([await chit_chat()]))
+    assert "#### ✅ chit-chat (multi_turn, passed)" in md
+    assert "#### Turns" in md
+    assert md.count("##### Turn ") == 3
+    rows = [line for line in md.splitlines() if line.startswith("###### Turn ")]
+    assert [row.split(" — ")[0] for row in rows] == [f"###### Turn {i} ✅ passed" for i in range(3)]
+    assert all(row.endswith("· equality 1.00") for row in rows)

@@ -1,9 +1,12 @@
 """The Markdown report: for a pull-request comment or a CI job summary (GitHub-flavoured).
 
-A header and a totals line, a table of tests, a section per test that did not pass with
-each failing turn and why it failed, then mean scores per metric and per dimension. User
-content is escaped in prose and table cells, or set in code spans and fences, so an agent's
-reply can never break the layout.
+A header and a totals line, a table of tests, a section per test that did not pass saying
+why, then mean scores per metric and per dimension. A multi-turn test's section has a row
+(a heading line) per turn, as HoloDeck's report has: its index, status, time, tool match and
+metric scores, then the turn's input and reply, and for a turn that did not pass everything
+that says why; multi-turn tests that passed get such a section too. User content is escaped
+in prose and table cells, or set in code spans and fences, so an agent's reply can never
+break the layout.
 """
 
 from __future__ import annotations
@@ -40,8 +43,13 @@ MAX_FAILURE_SECTIONS = 50
 """Sections for at most this many tests that did not pass; the rest are counted."""
 MAX_TEXT = 600
 """Inputs, responses and ground truths are cut to about this many characters."""
+PASSED_TEXT = 200
+"""A passed turn's input and reply are cut to about this many characters."""
+MAX_PASSED_SECTIONS = 50
+"""Turn-by-turn sections for at most this many multi-turn tests that passed."""
 
 _ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️"}
+_TURN_ICONS = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
 # "_" inside a word (capital_of_france) starts no emphasis in CommonMark or GitHub's
 # Markdown, so it stays as written there: names can be searched for in the summary as typed
 _SPECIAL = re.compile(r"([\\`*\[\]<>|~]|(?<![^\W_])_|_(?![^\W_]))")
@@ -71,11 +79,11 @@ def md_block(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def _field(label: str, text: str | None) -> list[str]:
+def _field(label: str, text: str | None, limit: int = MAX_TEXT) -> list[str]:
     """A labelled value: inline when short and on one line, else a fenced block."""
     if text is None:
         return [f"- **{label}:** _none_"]
-    text = truncate(text, MAX_TEXT)
+    text = truncate(text, limit)
     if "\n" not in text and len(text) <= 100:
         return [f"- **{label}:** {md_code(text) if text else '_empty_'}"]
     indented = "\n".join("  " + line for line in md_block(text).splitlines())
@@ -139,9 +147,9 @@ def _table(report: Report) -> list[str]:
     return lines + note + [""]
 
 
-def _turn_section(turn: TurnResult, multi: bool) -> list[str]:
-    lines = [f"**Turn {turn.turn_index}**", ""] if multi else []
-    lines += _field("Input", turn.input)
+def _turn_section(turn: TurnResult) -> list[str]:
+    """Everything that says why a turn did not pass."""
+    lines = _field("Input", turn.input)
     lines += [f"- **File:** {md_text(file_line(f))}" for f in turn.processed_files]
     if not turn.skipped:
         lines += _field("Response", turn.response)
@@ -158,23 +166,58 @@ def _turn_section(turn: TurnResult, multi: bool) -> list[str]:
     return lines + [""]
 
 
-def _failure_section(result: TestResult) -> list[str]:
-    lines = [
+def _turn_row(turn: TurnResult) -> str:
+    """A turn's heading line: index, status, time, tool match and each metric's score."""
+    state = "skipped" if turn.skipped else "passed" if turn.passed else "failed"
+    facts = [fmt_ms(turn.execution_time_ms)]
+    if turn.tools_matched is not None:
+        facts.append(f"tools {'✅' if turn.tools_matched else '❌'}")
+    facts += [
+        f"{md_text(m.metric_name)} {fmt_score(m.score)}" + (" ✗" if m.passed is False else "")
+        for m in turn.metric_results
+    ]
+    return f"###### Turn {turn.turn_index} {_TURN_ICONS[state]} {state} — " + " · ".join(facts)
+
+
+def _turns(result: TestResult) -> list[str]:
+    """A multi-turn test's turns, one heading line each: a passed turn with its input and
+    reply, one that did not pass with everything that says why."""
+    lines = ["##### Turns", ""]
+    for turn in result.turns or ():
+        lines += [_turn_row(turn), ""]
+        if turn.passed:
+            lines += _field("Input", turn.input, PASSED_TEXT)
+            lines += _field("Response", turn.response, PASSED_TEXT)
+            lines += [] if lines[-1] == "" else [""]
+        else:
+            lines += _turn_section(turn)
+    return lines
+
+
+def _heading(result: TestResult) -> list[str]:
+    return [
         f"#### {_ICONS[result.status]} {md_text(display_name(result))} "
         f"({result.test_type}, {STATUS_LABELS[result.status]})",
         "",
     ]
-    turns = [t for t in turns_of(result) if not t.passed]
-    if not turns:
-        if result.test_type == "goal":
-            lines += _field("Goal", result.test_input)
-        lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
-        return lines + [""]
-    for turn in turns:
-        lines += _turn_section(turn, multi=bool(result.turns))
-    whole = test_scoped_failures(result)
-    lines += [f"- **Failed metric (whole test):** {md_text(metric_verdict(m))}" for m in whole]
-    return lines + ([""] if whole else [])
+
+
+def _failure_section(result: TestResult) -> list[str]:
+    lines = _heading(result)
+    failing = [t for t in turns_of(result) if not t.passed]
+    if result.turns:
+        lines += _turns(result)
+        whole = test_scoped_failures(result)
+        lines += [f"- **Failed metric (whole test):** {md_text(metric_verdict(m))}" for m in whole]
+        if not failing and not whole:  # every turn passed: the test failed for another reason
+            lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
+        return lines + ([""] if lines[-1] else [])
+    if failing:
+        return lines + _turn_section(failing[0])
+    if result.test_type == "goal":
+        lines += _field("Goal", result.test_input)
+    lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
+    return lines + [""]
 
 
 def _failures(report: Report) -> list[str]:
@@ -186,6 +229,20 @@ def _failures(report: Report) -> list[str]:
         lines += _failure_section(result)
     if len(failing) > MAX_FAILURE_SECTIONS:
         left = len(failing) - MAX_FAILURE_SECTIONS
+        lines += [f"_…and {left} more; the HTML or JSON report has every test._", ""]
+    return lines
+
+
+def _passed_turns(report: Report) -> list[str]:
+    """The multi-turn tests that passed, turn by turn."""
+    passed = [r for r in report.results if r.passed and r.turns]
+    if not passed:
+        return []
+    lines = ["### Multi-turn tests that passed", ""]
+    for result in passed[:MAX_PASSED_SECTIONS]:
+        lines += _heading(result) + _turns(result)
+    if len(passed) > MAX_PASSED_SECTIONS:
+        left = len(passed) - MAX_PASSED_SECTIONS
         lines += [f"_…and {left} more; the HTML or JSON report has every test._", ""]
     return lines
 
@@ -222,6 +279,7 @@ def _files(report: Report) -> list[str]:
 
 
 def render_markdown(report: Report) -> str:
-    lines = _header(report) + _table(report) + _failures(report) + _files(report)
+    lines = _header(report) + _table(report) + _failures(report) + _passed_turns(report)
+    lines += _files(report)
     lines += _scores(report)
     return without_nul("\n".join(lines).rstrip("\n") + "\n")
