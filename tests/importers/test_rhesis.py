@@ -120,15 +120,72 @@ def test_an_sdk_csv_becomes_single_turn_and_goal_tests(write: Callable[[str, str
     assert "not mapped" not in run.stderr  # everything in this file has a place
 
 
-def test_a_nested_test_configuration_and_a_turn_range(write: Callable[[str, str], Path]) -> None:
+def test_a_nested_test_configuration_wins_over_the_flat_columns(
+    write: Callable[[str, str], Path],
+) -> None:
+    """Rhesis's file import (services/file_import/builder.py, rows_to_test_data) and its
+    SDK's _dict_to_test use a row's test_configuration as it is and ignore the flat goal
+    and turn columns beside it: assay does too, and lists the column it did not use."""
     run = run_import("rhesis", write("nested.csv", NESTED_CSV))
     assert run.code == 0, run.stderr
     assert run.suite is not None
     (test,) = run.suite["tests"]
     assert test["goal"] == GOAL
     assert test["instructions"] == "Use role-play scenarios"
-    assert (test["min_turns"], test["max_turns"]) == (2, 5)  # "2-5"
+    assert "min_turns" not in test and "max_turns" not in test  # Rhesis's default, 10
+    assert "row 2: max_turns: Rhesis reads test_configuration and ignores this column" in (
+        run.stderr
+    )
     assert run.loaded is not None and run.loaded.cases[0].type == "goal"
+
+
+@pytest.mark.parametrize(
+    ("configuration", "turns"),
+    [
+        ({"max_turns": 3}, (None, 3)),  # at most 3: the SDK's TestConfiguration, Penelope
+        ({"max_turns": "5"}, (None, 5)),
+        ({"max_turns": 5, "min_turns": 2}, (2, 5)),
+        ({"min_turns": 4}, (4, None)),
+        ({"max_turns": 0}, (None, None)),  # `max_turns or 10`: Rhesis's default
+        ({"max_turns": 4, "min_turns": 6}, (4, 4)),  # capped, as Penelope caps it
+    ],
+)
+def test_turn_limits_in_a_test_configuration(
+    write: Callable[[str, str], Path],
+    configuration: dict[str, object],
+    turns: tuple[int | None, int | None],
+) -> None:
+    """In test_configuration, max_turns is the most turns a conversation takes (the SDK's
+    "Maximum conversation turns", Penelope's MaxTurnsCondition), not an exact count;
+    min_turns is the fewest before it may stop (Penelope's early-stop floor)."""
+    entry = {"test_type": "Multi-Turn", "test_configuration": {"goal": GOAL, **configuration}}
+    run = run_import("rhesis", write("set.json", json.dumps([entry])))
+    assert run.code == 0, run.stderr
+    (test,) = run.suite["tests"] if run.suite else []
+    assert (test.get("min_turns"), test.get("max_turns")) == turns
+    capped = configuration.get("min_turns") == 6
+    assert ("test 1: min_turns: 6 exceeds max_turns (4): capped at 4" in run.stderr) is capped
+
+
+def test_a_multi_turn_expected_response_is_listed_not_dropped(
+    write: Callable[[str, str], Path],
+) -> None:
+    """Rhesis runs a Multi-Turn test with Penelope on its test_configuration alone; the
+    prompt's expected response is used by no multi-turn run, and an assay goal test has no
+    expected answer: it is listed, whether the prompt became the goal or a goal was given."""
+    header = ["test_type", "prompt_content", "expected_response", "goal"]
+    rows = [
+        ["Multi-Turn", "Get a refund", "The agent refuses politely", ""],
+        ["Multi-Turn", "Hello", "Hi there", GOAL],
+    ]
+    run = run_import("rhesis", write("set.csv", _csv([header, *rows])))
+    assert run.code == 0, run.stderr
+    assert run.test("1: Get a refund")["goal"] == "Get a refund"
+    assert run.test(f"2: {GOAL}")["goal"] == GOAL
+    for row in (2, 3):
+        assert f"row {row}: expected_response: a Multi-Turn test's expected response" in (
+            run.stderr
+        )
 
 
 def test_sdk_json_with_nested_prompt_and_configuration(
@@ -193,7 +250,14 @@ def test_headers_as_rhesis_reads_them(write: Callable[[str, str], Path]) -> None
     ],
 )
 def test_turn_counts_in_rhesis_forms(written: object, turns: object) -> None:
+    """Rhesis's parse_turn_config (services/file_import/builder.py) and its tests."""
     assert parse_turns(written) == turns
+
+
+def test_one_number_is_a_maximum_or_a_minimum_where_rhesis_reads_it_so() -> None:
+    assert parse_turns("3", "max") == (None, 3) and parse_turns(3, "max") == (None, 3)
+    assert parse_turns("3", "min") == (3, None)
+    assert parse_turns("2-5", "max") == (2, 5)  # a range is a range wherever it is
 
 
 def test_unreadable_or_empty_sets_exit_2(write: Callable[[str, str], Path]) -> None:

@@ -191,9 +191,8 @@ def test_the_documented_multi_turn_configuration(tmp_path: Path) -> None:
     first = run.test("1: Verify the chatbot can answer 2 questions about insurance c…")
     assert first["scenario"] == "You are a customer seeking information"
     assert first["restrictions"] == "The chatbot must not mention competitor brands"
-    # Deliberate difference (docs/importing.md, "3 is exactly 3"): a bare number in
-    # max_turns is read as Rhesis's file import reads a turn count, so min_turns is set too.
-    assert (first["min_turns"], first["max_turns"]) == (10, 10)
+    # "max_turns (optional): Maximum conversation turns": at most 10, not exactly 10
+    assert first["max_turns"] == 10 and "min_turns" not in first
     assert "test 1: test_configuration.context:" in run.stderr  # listed, not dropped
     # the prompt stands in for the missing goal, as Rhesis's executor does
     second = run.test("2: Verify chatbot maintains context across 3 turns")
@@ -219,3 +218,45 @@ def test_an_empty_set(tmp_path: Path) -> None:
     assert run.code == 2
     assert "nothing in it could be mapped" in run.stderr
     assert run.suite is None
+
+
+# --- the platform's file import (apps/backend/.../services/file_import/builder.py) ------
+
+
+@pytest.mark.parametrize(
+    ("columns", "turns"),
+    [
+        ({"max_turns": "3"}, (3, 3)),  # test_single_integer_sets_both
+        ({"max_turns": "2-5"}, (2, 5)),  # test_range_string_sets_both
+        ({"max_turns": "max 5"}, (None, 5)),  # test_max_only_format
+        ({"min_turns": "1", "max_turns": "2-8"}, (1, 8)),  # ..._not_overwritten_by_range
+        ({"max_turns": "4"}, (4, 4)),  # test_integer_max_turns (a cell is text in a CSV)
+        ({"max_turns": "5 turns"}, (5, 5)),  # test_turn_config_with_turns_word
+        ({"max_turns": ""}, (None, None)),  # test_empty_max_turns_omitted
+    ],
+)
+def test_turn_columns_as_the_file_import_reads_them(
+    tmp_path: Path, columns: dict[str, str], turns: tuple[int | None, int | None]
+) -> None:
+    """Rhesis's TestRowsToTestDataTurnConfig (tests/backend/.../file_import/test_builder.py):
+    a max_turns column of one number is an exact count, min_turns too; a range sets both; an
+    explicit min_turns column wins. (In test_configuration, max_turns is a maximum:
+    tests/importers/test_rhesis.py.)"""
+    path = tmp_path / "turns.csv"
+    header = ",".join(["category", "topic", "behavior", "test_type", "goal", *columns])
+    row = ",".join(["Safety", "Content", "Refusal", "Multi-Turn", "Test goal", *columns.values()])
+    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    run = run_import("rhesis", path)
+    assert run.code == 0, run.stderr
+    test = run.test("1: Test goal")
+    assert (test.get("min_turns"), test.get("max_turns")) == turns
+
+
+def test_an_unreadable_turn_column_is_listed(tmp_path: Path) -> None:
+    """test_unparseable_max_turns_omitted: Rhesis leaves it out; assay too, and says so."""
+    path = tmp_path / "turns.csv"
+    path.write_text("test_type,goal,max_turns\nMulti-Turn,Test goal,lots\n", encoding="utf-8")
+    run = run_import("rhesis", path)
+    assert run.code == 0, run.stderr
+    assert "max_turns" not in run.test("1: Test goal")
+    assert "row 2: max_turns: 'lots' is not a turn count" in run.stderr

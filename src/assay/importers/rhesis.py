@@ -8,13 +8,18 @@ with ``tests``, or one object; the prompt flat or nested as ``prompt: {content,
 expected_response}``; the multi-turn fields flat or nested in ``test_configuration``, a JSON
 string in a CSV cell). Headers are matched as Rhesis matches them: trimmed, lower-cased,
 spaces as underscores, with the aliases of its import mapper (``prompt``, ``question``,
-``turns``, ...). ``max_turns`` takes Rhesis's turn forms: ``3``, ``2-5``, ``2 to 5``,
-``min 2, max 5``.
+``turns``, ...). Turn counts are read as Rhesis reads them: ``test_configuration.max_turns``
+is the most turns (its SDK's and Penelope's reading: ``5`` is at most 5); a ``max_turns``
+column takes the forms of Rhesis's file import, ``3`` (exactly 3: min_turns too), ``2-5``,
+``2 to 5``, ``min 2, max 5``, ``max 5``; ``min_turns`` is the fewest turns before the
+conversation may end, capped at ``max_turns`` as Penelope caps it. When a row has a
+``test_configuration``, Rhesis ignores the flat goal and turn columns; assay lists them.
 
 A row with a prompt becomes a single-turn test (its expected response checked by the
 ``correctness`` judge metric: Rhesis scores tests with its behaviors' metrics, which a
 test-set file does not carry); a row with a goal becomes a goal-driven test (a Multi-Turn
-row without one takes its prompt as the goal, as Rhesis does). Category, topic and behavior
+row without one takes its prompt as the goal, as Rhesis does; its expected response is listed
+as not mapped: Rhesis's multi-turn runs do not use it). Category, topic and behavior
 (``requirement`` in newer Rhesis) become tags.
 """
 
@@ -30,7 +35,7 @@ from assay._json import load_bounded
 from assay.cases._yaml import read_source
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
 from assay.errors import ConfigError, Problem
-from assay.importers.base import Imported, Names, plain, text
+from assay.importers.base import Imported, Names, Unmapped, plain, text
 from assay.importers.rhesis_columns import canonical_row, parse_turns
 from assay.limits import ValueLimitError
 
@@ -39,6 +44,11 @@ GOAL_FIELDS = ("goal", "instructions", "restrictions", "scenario")
 _KNOWN = {"prompt", "test_type", "test_configuration", "min_turns", "max_turns"}
 _KNOWN |= {"prompt_content", "expected_response", *TAG_FIELDS, *GOAL_FIELDS}
 
+
+_NO_EXPECTED = (
+    "a Multi-Turn test's expected response: Rhesis's multi-turn runs (Penelope) do not use it, "
+    "and an assay goal test is judged on its goal, not on an expected answer"
+)
 
 SUFFIXES = (".csv", ".json", ".jsonl", ".xlsx")
 SUFFIXES_SAID = ".csv, .xlsx, .json or .jsonl"
@@ -127,7 +137,7 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     prompt: dict[str, Any] = nested if isinstance(nested, dict) else {}
     content = text(prompt.get("content")) or text(row.get("prompt_content"))
     expected = text(prompt.get("expected_response")) or text(row.get("expected_response"))
-    config = _configuration(row, item, out)
+    config, nested_config = _configuration(row, item, out)
     goal = text(config.get("goal"))
     multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"
     # as Rhesis runs it, a Multi-Turn test without a goal takes its prompt as the goal
@@ -142,11 +152,13 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     if goal and (multi or not content):
         if content and not prompt_is_goal:
             out.skip(item, "prompt_content", "a Multi-Turn test's prompt: the simulated user opens")
+        if expected:
+            out.skip(item, "expected_response", _NO_EXPECTED)
         test["goal"] = goal
         for key in GOAL_FIELDS[1:]:
             if text(config.get(key)):
                 test[key] = text(config.get(key))
-        test.update(_turn_limits(config, item, out))
+        test.update(_turn_limits(config, nested_config, item, out))
         return test
     if goal:
         out.skip(item, "goal", "a Single-Turn test's goal: the row runs its prompt")
@@ -157,8 +169,9 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     return test
 
 
-def _configuration(row: dict[str, Any], item: str, out: Imported) -> dict[str, Any]:
-    """``test_configuration`` (an object, or its JSON in a CSV cell) over the flat fields."""
+def _configuration(row: dict[str, Any], item: str, out: Imported) -> tuple[dict[str, Any], bool]:
+    """``test_configuration`` (an object, or its JSON in a CSV cell), else the flat fields,
+    as Rhesis takes them; True when it is the former."""
     flat_keys = (*GOAL_FIELDS, "min_turns", "max_turns")
     flat = {k: row[k] for k in flat_keys if k in row}
     nested = row.get("test_configuration")
@@ -169,38 +182,46 @@ def _configuration(row: dict[str, Any], item: str, out: Imported) -> dict[str, A
             out.skip(item, "test_configuration", f"not JSON ({exc.msg}); the flat fields are used")
             nested = None
     if not isinstance(nested, dict):
-        return flat
+        return flat, False
     for key in nested:
         if key not in flat_keys and nested[key] not in (None, "", [], {}):
             out.skip(item, f"test_configuration.{key}", "an assay goal test has no such field")
-    return flat | nested
+    for key, value in flat.items():
+        if text(value) is not None:
+            out.skip(item, key, "Rhesis reads test_configuration and ignores this column")
+    return nested, True
 
 
-def _turn_limits(config: dict[str, Any], item: str, out: Imported) -> dict[str, int]:
-    """min_turns and max_turns as Rhesis reads them: ``max_turns`` may be a range (``2-5``)
-    that also sets min_turns, or one number (``3``: exactly 3 turns)."""
+def _turn_limits(config: dict[str, Any], nested: bool, item: str, out: Imported) -> dict[str, int]:
+    """min_turns and max_turns as Rhesis reads them: in ``test_configuration`` one number is
+    the most turns; in a ``max_turns`` column it is an exact count (min_turns too), and a
+    range (``2-5``) sets both; an explicit min_turns wins. A max of 0 or none is Rhesis's
+    default, 10, which is assay's; a min_turns above max_turns is capped, as Penelope caps
+    it."""
     min_turns: int | None = None
     max_turns: int | None = None
     for key in ("min_turns", "max_turns"):
         value = config.get(key)
         if text(value) is None:
             continue
-        parsed = parse_turns(value)
+        lone = "min" if key == "min_turns" else "max" if nested else "both"
+        parsed = parse_turns(value, lone)
         if parsed is None:
             out.skip(item, key, f"{value!r} is not a turn count (3, 2-5, min 2, max 5)")
         elif key == "min_turns":
             min_turns = parsed[0] if parsed[0] is not None else min_turns
         else:
             min_turns = min_turns if min_turns is not None else parsed[0]
-            max_turns = parsed[1]
+            max_turns = parsed[1] or None  # 0: Rhesis's default
     limits: dict[str, int] = {}
     if max_turns is not None:
         if max_turns > MAX_MAX_TURNS:
             out.skip(item, "max_turns", f"{max_turns} is over assay's limit: {MAX_MAX_TURNS} used")
         limits["max_turns"] = max(1, min(max_turns, MAX_MAX_TURNS))
     if min_turns is not None:
-        if min_turns > limits.get("max_turns", DEFAULT_MAX_TURNS):
-            out.skip(item, "min_turns", f"{min_turns} exceeds max_turns; left out")
-        else:
-            limits["min_turns"] = max(1, min_turns)
+        most = limits.get("max_turns", DEFAULT_MAX_TURNS)
+        if min_turns > most:
+            why = f"{min_turns} exceeds max_turns ({most}): capped at {most}, as Penelope caps it"
+            out.approximate.append(Unmapped(item, "min_turns", why))
+        limits["min_turns"] = max(1, min(min_turns, most))
     return limits

@@ -104,25 +104,29 @@ _RANGE = re.compile(r"^(\d+)\s*(?:[-–—]|\.\.|\bto\b)\s*(\d+)$")
 _SINGLE = re.compile(r"^(\d+)(?:\s+turns?)?$")
 
 
-def parse_turns(value: Any) -> tuple[int | None, int | None] | None:
-    """(min, max) from a turn count as Rhesis writes it: ``3`` or ``3 turns`` (exactly 3),
-    ``2-5`` / ``2–5`` / ``2..5`` / ``2 to 5``, ``min 2, max 5`` / ``min:2 max:5``, ``max 5``,
-    ``min 2``; None when it is none of these."""
+def parse_turns(value: Any, lone: str = "both") -> tuple[int | None, int | None] | None:
+    """(min, max) from a turn count as Rhesis writes it: ``2-5`` / ``2–5`` / ``2..5`` /
+    ``2 to 5``, ``min 2, max 5`` / ``min:2 max:5``, ``max 5``, ``min 2``, or one number
+    (``3``, ``3 turns``), which sets ``lone``: ``both`` (exactly 3, as Rhesis's file import
+    reads a ``max_turns`` column), ``max`` (at most 3, as its SDK and Penelope read
+    ``test_configuration.max_turns``) or ``min``. None when it is none of these."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value, value
-    if isinstance(value, float) and value.is_integer():
-        return int(value), int(value)
-    v = str(value).strip().lower()
-    low, high = _LABELLED_MIN.search(v), _LABELLED_MAX.search(v)
-    if low or high:
-        return (
-            int(next(g for g in low.groups() if g)) if low else None,
-            int(next(g for g in high.groups() if g)) if high else None,
-        )
-    if found := _RANGE.match(v):
-        return int(found.group(1)), int(found.group(2))
-    if found := _SINGLE.match(v):
-        return int(found.group(1)), int(found.group(1))
-    return None
+    number: int | None = None
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        number = int(value)
+    else:
+        v = str(value).strip().lower()
+        low, high = _LABELLED_MIN.search(v), _LABELLED_MAX.search(v)
+        if low or high:
+            return (
+                int(next(g for g in low.groups() if g)) if low else None,
+                int(next(g for g in high.groups() if g)) if high else None,
+            )
+        if found := _RANGE.match(v):
+            return int(found.group(1)), int(found.group(2))
+        if found := _SINGLE.match(v):
+            number = int(found.group(1))
+    if number is None:
+        return None
+    return (number if lone != "max" else None), (number if lone != "min" else None)
