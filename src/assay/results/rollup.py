@@ -379,6 +379,93 @@ def _exact_single_turn(
     return prevalidated(TestResult, values, {*_SINGLE_TURN_GIVEN, *extra})
 
 
+_SENT_GIVEN = frozenset((*_SINGLE_TURN_GIVEN, "repeat_index", "tags", "status"))
+# every TestResult field in order; those a sent single-turn result always has, set
+_SENT_VALUES: dict[str, Any] = {
+    **dict.fromkeys(TestResult.model_fields),
+    "test_type": "single_turn",
+}
+
+
+def sent_single_turn(
+    name: str,
+    test_input: str,
+    ground_truth: str | None,
+    reply: Any,
+    metric_results: list[MetricResult],
+    execution_time_ms: int,
+    timestamp: str,
+    repeat_index: int,
+    tags: Iterable[str],
+) -> TestResult | None:
+    """A sent single-turn test's TestResult made in one step, settled, from what its turn
+    already has: what ``single_turn_of_fields`` gives for the fields of a turn that was
+    answered (``reply``, an ``assay.targets.base.Reply``) without errors, asserted no tools,
+    attached no files and ran every metric (``metric_results``, a fresh list it keeps). None
+    when a value is not exactly of its field's type (the caller then takes that path)."""
+    text, usage, ttft = reply.text, reply.token_usage, reply.time_to_first_token_ms
+    invocations = reply.tool_invocations
+    if ttft is not None:
+        ttft = round(ttft)
+    if not (
+        type(name) is str
+        and type(test_input) is str
+        and type(timestamp) is str
+        and type(repeat_index) is int
+        and (text is None or type(text) is str)
+        and (ground_truth is None or type(ground_truth) is str)
+        and (ttft is None or type(ttft) is int)
+        and (usage is None or type(usage) is TokenUsage)
+        and type(invocations) is list
+    ):
+        return None
+    calls = []
+    for call in invocations:
+        if type(call) is not ToolInvocation:
+            return None
+        calls.append(call.name)
+    for tag in tags:
+        if type(tag) is not str:
+            return None
+    # the pass rule (contract §3) and "was anything checked?" in one pass over the metrics
+    passed, checked = True, False
+    for m in metric_results:
+        if type(m) is not MetricResult:
+            return None
+        verdict = m.passed
+        if verdict is False:
+            passed = False
+        if verdict is not None and m.error is None:
+            checked = True
+    # a copy of every field in order, then the values set: a 25-item dict display is
+    # built as 16 items, then the rest merged in (and the table grown) in 3.11
+    values = _SENT_VALUES.copy()
+    values["test_name"] = name
+    values["test_input"] = test_input
+    values["agent_response"] = text
+    values["processed_files"] = []
+    values["tool_calls"] = calls
+    values["tool_invocations"] = list(invocations)
+    values["ground_truth"] = ground_truth
+    values["metric_results"] = metric_results
+    values["metrics_not_run"] = {}
+    values["passed"] = passed
+    values["status"] = "passed" if passed else "failed"  # no errors: not "error"
+    values["execution_time_ms"] = execution_time_ms
+    values["time_to_first_token_ms"] = ttft
+    values["token_usage"] = usage
+    values["errors"] = []
+    values["warnings"] = []
+    values["timestamp"] = timestamp
+    values["repeat_index"] = repeat_index
+    values["tags"] = list(tags)
+    result = prevalidated(TestResult, values, set(_SENT_GIVEN))
+    if passed and not checked:  # nothing was checked: settle says not_run, and why
+        values["status"] = "passed"
+        return settle(result)
+    return result
+
+
 @dataclass(frozen=True)
 class StatusCounts:
     """How many tests ended in each status; the four are disjoint and add up to the total.
