@@ -378,72 +378,24 @@ _checkers: dict[type[BaseModel], _Checker | None] = {}
 _UNKNOWN = object()  # ``_checkers.get``'s default: a class not seen yet
 
 
+_INLINE_DEPTH = 2  # models held this deep are checked inline when of their field's class
+
+
 def _checker_of(cls: type[BaseModel]) -> _Checker | None:
     """Whether a model of ``cls``'s free-form values, floats, integers and the models it
     holds are plain, as a function of the model; None when it has nothing of the kind to
-    check. Made once per class, its fields' checks written out one after the other (a
-    loop over the field names, a call per model and per free-form value, cost about twice
-    as much), as ``dataclasses`` writes its methods."""
+    check. Made once per class, its fields' checks written out one after the other, and
+    those of a held model of exactly its field's class in the same function (a loop over
+    the field names and a call per model and per free-form value cost about twice as
+    much), as ``dataclasses`` writes its methods. A held model of another class (a
+    subclass) is checked by its own class's function."""
     try:
         return _checkers[cls]
     except KeyError:
         pass
-    free_form, floats, nested, counters = _checked_fields(cls)
-    if not (free_form or floats or nested or counters):
+    if not _has_checks(cls):
         _checkers[cls] = None
         return None
-    lines = ["def check(model):", "    fields = model.__dict__"]
-    for name in counters:  # typed integers: None, or within the 64-bit range
-        lines += [
-            f"    value = fields[{name!r}]",
-            "    if value is not None and not INT64_MIN <= value <= INT64_MAX:",
-            "        return False",
-        ]
-    for name in free_form:  # the usual values without a call; a dict's first level too
-        lines += [
-            f"    value = fields[{name!r}]",
-            "    kind = type(value)",
-            "    if value is None or kind is str or kind is bool:",
-            "        pass",
-            "    elif kind is int:",
-            "        if not INT64_MIN <= value <= INT64_MAX:",
-            "            return False",
-            "    elif kind is dict:",
-            "        for key, item in value.items():",
-            "            if type(key) is not str:",
-            "                return False",
-            "            kind = type(item)",
-            "            if kind is str or kind is bool or item is None:",
-            "                continue",
-            "            if kind is int:",
-            "                if INT64_MIN <= item <= INT64_MAX:",
-            "                    continue",
-            "                return False",
-            "            if not _plain_tree(item, ROOM - 1):",
-            "                return False",
-            "    elif kind is list and not value:",
-            "        pass",
-            "    elif not _plain_tree(value, ROOM):",
-            "        return False",
-        ]
-    for name in floats:
-        lines += [
-            f"    value = fields[{name!r}]",
-            "    if value is not None and not _isfinite(value):",
-            "        return False",
-        ]
-    for name in nested:  # None, an empty list, a model or a list of models
-        lines += [
-            f"    value = fields[{name!r}]",
-            "    if value:",
-            "        for item in value if type(value) is list else (value,):",
-            "            check = _get(type(item), _UNKNOWN)",
-            "            if check is _UNKNOWN:",
-            "                check = _checker_of(type(item))",
-            "            if check is not None and not check(item):",
-            "                return False",
-        ]
-    lines.append("    return True")
     env: dict[str, Any] = {
         "INT64_MIN": INT64_MIN,
         "INT64_MAX": INT64_MAX,
@@ -454,11 +406,108 @@ def _checker_of(cls: type[BaseModel]) -> _Checker | None:
         "_UNKNOWN": _UNKNOWN,
         "_checker_of": _checker_of,
     }
+    lines = ["def check(model):", "    fields0 = model.__dict__"]
+    lines += _check_lines(cls, 0, env)
+    lines.append("    return True")
     exec("\n".join(lines), env)
     checker: _Checker = env["check"]
     checker.__qualname__ = f"_checker_of.<{cls.__name__}>"
     _checkers[cls] = checker
     return checker
+
+
+def _has_checks(cls: type[BaseModel]) -> bool:
+    return any(_checked_fields(cls))
+
+
+def _check_lines(cls: type[BaseModel], depth: int, env: dict[str, Any]) -> list[str]:
+    """The checks of a ``cls`` whose ``__dict__`` is ``fields{depth}``, at ``depth``
+    (names end in the depth, so an inlined model's do not clobber its holder's)."""
+    free_form, floats, nested, counters = _checked_fields(cls)
+    pad = "    " * (1 + 3 * depth)  # an inlined model's lines are three blocks further in
+    fields, value, kind, item = f"fields{depth}", f"value{depth}", f"kind{depth}", f"item{depth}"
+    lines = []
+    for name in counters:  # typed integers: None, or within the 64-bit range
+        lines += [
+            f"{value} = {fields}[{name!r}]",
+            f"if {value} is not None and not INT64_MIN <= {value} <= INT64_MAX:",
+            "    return False",
+        ]
+    for name in free_form:  # the usual values without a call; a dict's first level too
+        lines += [
+            f"{value} = {fields}[{name!r}]",
+            f"{kind} = type({value})",
+            f"if {value} is None or {kind} is str or {kind} is bool:",
+            "    pass",
+            f"elif {kind} is int:",
+            f"    if not INT64_MIN <= {value} <= INT64_MAX:",
+            "        return False",
+            f"elif {kind} is dict:",
+            f"    for key, {item} in {value}.items():",
+            "        if type(key) is not str:",
+            "            return False",
+            f"        {kind} = type({item})",
+            f"        if {kind} is str or {kind} is bool or {item} is None:",
+            "            continue",
+            f"        if {kind} is int:",
+            f"            if INT64_MIN <= {item} <= INT64_MAX:",
+            "                continue",
+            "            return False",
+            f"        if not _plain_tree({item}, ROOM - 1):",
+            "            return False",
+            f"elif {kind} is list and not {value}:",
+            "    pass",
+            f"elif not _plain_tree({value}, ROOM):",
+            "    return False",
+        ]
+    for name in floats:
+        lines += [
+            f"{value} = {fields}[{name!r}]",
+            f"if {value} is not None and not _isfinite({value}):",
+            "    return False",
+        ]
+    for name in nested:  # None, an empty list, a model or a list of models
+        lines += [
+            f"{value} = {fields}[{name!r}]",
+            f"if {value}:",
+            f"    for {item} in {value} if type({value}) is list else ({value},):",
+        ]
+        held = _held_class(cls, name)
+        if held is not None and depth < _INLINE_DEPTH:
+            env[held.__name__] = held
+            if _has_checks(held):
+                inner = _check_lines(held, depth + 1, env)
+                lines += [
+                    f"        if type({item}) is {held.__name__}:",
+                    f"            fields{depth + 1} = {item}.__dict__",
+                    *(line[len(pad) :] for line in inner),
+                    "            continue",
+                ]
+            else:
+                lines.append(f"        if type({item}) is {held.__name__}: continue")
+        lines += [
+            f"        check = _get(type({item}), _UNKNOWN)",
+            "        if check is _UNKNOWN:",
+            f"            check = _checker_of(type({item}))",
+            f"        if check is not None and not check({item}):",
+            "            return False",
+        ]
+    return [pad + line for line in lines]
+
+
+def _held_class(cls: type[BaseModel], name: str) -> type[BaseModel] | None:
+    """The result model a field of ``cls`` holds (``X``, ``X | None``, ``list[X]``)."""
+    annotation = cls.model_fields[name].annotation
+    options = set(get_args(annotation)) if _is_union(annotation) else {annotation}
+    options.discard(type(None))
+    if len(options) != 1:
+        return None
+    (only,) = options
+    if get_origin(only) is list:
+        (only,) = get_args(only)
+    if isinstance(only, type) and issubclass(only, BaseModel) and _is_record(only):
+        return only
+    return None
 
 
 def _plain_free_form(model: BaseModel) -> bool:
