@@ -9,8 +9,9 @@ result that tested nothing is the worst thing a testing tool can report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from statistics import fmean
 from typing import Any, Literal, NamedTuple
 
@@ -548,8 +549,8 @@ class Tally(NamedTuple):
                 fields["passed"],
                 len(turns) if turns else int(fields["test_type"] != "goal"),
                 fields["execution_time_ms"],
-                None if usage is None else _token_counts(usage),
-                [(m.metric_name, m.score, m.dimension) for m in fields["metric_results"]],
+                None if usage is None else _token_counts_of(usage.__dict__),
+                [_metric_of(m.__dict__) for m in fields["metric_results"]],
                 # else none to list
                 metrics_not_run(result) if not_run or turns else _NO_METRICS_NOT_RUN,
             ),
@@ -557,19 +558,17 @@ class Tally(NamedTuple):
 
 
 _new_tally = tuple.__new__  # Tally(*values) without the named tuple's Python __new__
-
-
-def _token_counts(usage: TokenUsage | None) -> tuple[int, int, int, int, int] | None:
-    """TokenUsage's five counters, in its field order."""
-    if usage is None:
-        return None
-    return (
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.total_tokens,
-        usage.cache_creation_tokens,
-        usage.cache_read_tokens,
-    )
+# a model's values read from its __dict__ in one call each (no attribute hook per read)
+_token_counts_of: Callable[[dict[str, Any]], tuple[int, int, int, int, int]] = itemgetter(
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cache_creation_tokens",
+    "cache_read_tokens",
+)
+_metric_of: Callable[[dict[str, Any]], tuple[str, float | None, str | None]] = itemgetter(
+    "metric_name", "score", "dimension"
+)
 
 
 def _add_score(sums: dict[str, list[Any]], key: str, score: float) -> None:
