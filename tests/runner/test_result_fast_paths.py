@@ -114,6 +114,7 @@ CASES: list[tuple[dict[str, Any], Any]] = [
     ({"ground_truth": "42"}, Reply("42", [_OddCall(name="x")])),  # a subclass: validated
     ({"ground_truth": "42"}, Reply("42", (CALLS[0],))),  # type: ignore[arg-type]  # a tuple
     ({"ground_truth": "42"}, Reply(_Text("42"))),  # a str subclass: validated
+    ({"ground_truth": "42"}, Reply("42", [ToolInvocation.model_construct(name=_Text("x"))])),
 ]
 
 
@@ -125,6 +126,7 @@ async def test_a_single_turn_result_is_what_the_two_steps_made(test: Any, outcom
     slow = await _two_steps(case, _Target(outcome))
     assert _json(fast) == _json(slow)
     assert fast.model_fields_set == slow.model_fields_set  # what exclude_unset would leave
+    assert [type(name) for name in fast.tool_calls] == [type(name) for name in slow.tool_calls]
     assert list(fast.__dict__) == list(TestResult.model_fields)  # the JSON's field order
     assert fast == TestResult.model_validate(dict(fast.__dict__))
 

@@ -424,7 +424,10 @@ def sent_single_turn(
     for call in invocations:
         if type(call) is not ToolInvocation:
             return None
-        calls.append(call.name)
+        tool = call.name
+        if type(tool) is not str:  # (a model_construct's)
+            return None
+        calls.append(tool)
     for tag in tags:
         if type(tag) is not str:
             return None
