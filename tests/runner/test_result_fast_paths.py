@@ -82,6 +82,14 @@ def _json(result: TestResult) -> str:
     return _VOLATILE.sub(r'"\1":0', result.model_dump_json())
 
 
+class _OddCall(ToolInvocation):
+    """A target's own subclass: validation makes the record's type of it."""
+
+
+class _Text(str):
+    pass
+
+
 CASES: list[tuple[dict[str, Any], Any]] = [
     ({"ground_truth": "42", "tags": ["a"]}, Reply("42")),
     ({"ground_truth": "42"}, Reply("41", CALLS, USAGE, 12.6)),
@@ -100,6 +108,13 @@ CASES: list[tuple[dict[str, Any], Any]] = [
         Reply("42", CALLS),
     ),
     ({"metrics": ["conversation_completeness"]}, Reply("42")),  # test-scoped, not run
+    ({"ground_truth": "42", "tags": ["a", "b"]}, Reply("42", [], None, 3)),  # an int ttft
+    ({"ground_truth": "42", "metrics": ["equality", "rouge"]}, Reply(None)),  # not run
+    ({"metrics": ["fuzzy"], "ground_truth": "4"}, Reply("42", CALLS, USAGE, 1.5)),
+    ({"ground_truth": "42"}, Reply("42", [_OddCall(name="x")])),  # a subclass: validated
+    ({"ground_truth": "42"}, Reply("42", (CALLS[0],))),  # type: ignore[arg-type]  # a tuple
+    ({"ground_truth": "42"}, Reply(_Text("42"))),  # a str subclass: validated
+    ({"ground_truth": "42"}, Reply("42", [ToolInvocation.model_construct(name=_Text("x"))])),
 ]
 
 
@@ -108,7 +123,10 @@ async def test_a_single_turn_result_is_what_the_two_steps_made(test: Any, outcom
     case = _case(**test)
     fast = await run_case(case, _Target(outcome), SETTINGS)
     assert case.type == "single_turn"
-    assert _json(fast) == _json(await _two_steps(case, _Target(outcome)))
+    slow = await _two_steps(case, _Target(outcome))
+    assert _json(fast) == _json(slow)
+    assert fast.model_fields_set == slow.model_fields_set  # what exclude_unset would leave
+    assert [type(name) for name in fast.tool_calls] == [type(name) for name in slow.tool_calls]
     assert list(fast.__dict__) == list(TestResult.model_fields)  # the JSON's field order
     assert fast == TestResult.model_validate(dict(fast.__dict__))
 

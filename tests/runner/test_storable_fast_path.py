@@ -129,6 +129,14 @@ def in_a_turn(value: Any) -> TestResult:
     return result(test_type="multi_turn", turns=[turn], tool_invocations=[call])
 
 
+class _OwnCall(ToolInvocation):
+    """A target's own subclass: the proof checks it by its class's own checks, not inline."""
+
+
+def in_a_subclass(value: Any) -> TestResult:
+    return result(tool_invocations=[_OwnCall(name="t", args={"v": value})])
+
+
 def as_text(value: Any) -> TestResult:
     """Text fields take only text: the hostile strings, and the text of the rest."""
     text = value if isinstance(value, str) else repr(value)
@@ -141,6 +149,7 @@ PLACES: dict[str, Place] = {
     "metric details": in_metric_details,
     "trace": in_trace,
     "a turn's tool args": in_a_turn,
+    "a subclass's tool args": in_a_subclass,
     "text fields": as_text,
 }
 

@@ -25,6 +25,7 @@ from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnRe
 from assay.results.rollup import (
     checks_passed,
     rollup_multi_turn,
+    sent_single_turn,
     settle,
     single_turn_of_fields,
     single_turn_result,
@@ -179,12 +180,32 @@ class AgentConversation:
         single-turn result is its turn's fields at case level): no TurnResult is built,
         and nothing is kept for later turns but what test-scoped metrics read."""
         reply, errors, partial, latency_ms = await self._ask(turn, 0)
-        fields = await _turn_fields(
-            self.case, 0, turn, reply, errors, partial, latency_ms, (), self.settings
-        )
-        if self.case.test_metrics:
+        case = self.case
+        if case.test_metrics:
             self._remember(turn, reply, latency_ms)
-        return _single_turn_test(self.case, fields, started, repeat_index)
+        if reply is not None and turn.expected_tools is None and not turn.attachments:
+            # the usual turn: answered (so no errors), nothing asserted on its tools, no files
+            results, not_run = await score_turn(case, 0, turn, reply, (), latency_ms, self.settings)
+            if not not_run:
+                made = sent_single_turn(
+                    case.name,
+                    turn.input,
+                    turn.ground_truth,
+                    reply,
+                    results,
+                    round(latency_ms),
+                    started,
+                    repeat_index,
+                    case.tags,
+                )
+                if made is not None:
+                    return made
+            fields = _sent_fields(0, turn, reply, errors, latency_ms, results, not_run)
+        else:
+            fields = await _turn_fields(
+                case, 0, turn, reply, errors, partial, latency_ms, (), self.settings
+            )
+        return _single_turn_test(case, fields, started, repeat_index)
 
     async def _ask(
         self, turn: Turn, index: int
@@ -308,17 +329,7 @@ async def _turn_fields(
     settings: CaseSettings,
 ) -> dict[str, Any]:
     """A sent turn's TurnResult fields, scored by its metrics, ``passed`` decided."""
-    fields: dict[str, Any] = {
-        "turn_index": index,
-        "input": turn.input,
-        "ground_truth": turn.ground_truth,
-        "expected_tools": expected_tools_json(turn),
-        "execution_time_ms": round(latency_ms),
-        "errors": errors,
-        "processed_files": [ProcessedFile(**a.record()) for a in turn.attachments]
-        if turn.attachments
-        else [],
-    }
+    fields = _first_fields(index, turn, errors, latency_ms)
     if reply is None:
         fields["passed"] = False
         fields["metrics_not_run"] = {m.label: "the turn failed" for m in turn.metrics}
@@ -327,10 +338,27 @@ async def _turn_fields(
             fields["tool_invocations"] = partial.tool_invocations
             fields["token_usage"] = partial.token_usage
         return fields
-    check = check_expected_tools(turn.expected_tools, reply.tool_invocations)
     metric_results, not_run = await score_turn(
         case, index, turn, reply, tuple(history), latency_ms, settings
     )
+    return _sent_fields(index, turn, reply, errors, latency_ms, metric_results, not_run, fields)
+
+
+def _sent_fields(
+    index: int,
+    turn: Turn,
+    reply: Reply,
+    errors: list[str],
+    latency_ms: float,
+    metric_results: list[MetricResult],
+    not_run: dict[str, str],
+    fields: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An answered turn's TurnResult fields, its metrics scored (``metric_results``,
+    ``not_run``), ``passed`` decided; ``fields``: those ``_turn_fields`` began."""
+    if fields is None:
+        fields = _first_fields(index, turn, errors, latency_ms)
+    check = check_expected_tools(turn.expected_tools, reply.tool_invocations)
     ttft = reply.time_to_first_token_ms
     fields["passed"] = checks_passed(errors, check.tools_matched, metric_results)
     fields["response"] = reply.text
@@ -344,6 +372,21 @@ async def _turn_fields(
     fields["token_usage"] = reply.token_usage
     fields["time_to_first_token_ms"] = None if ttft is None else round(ttft)
     return fields
+
+
+def _first_fields(index: int, turn: Turn, errors: list[str], latency_ms: float) -> dict[str, Any]:
+    """A sent turn's TurnResult fields that do not depend on its reply."""
+    return {
+        "turn_index": index,
+        "input": turn.input,
+        "ground_truth": turn.ground_truth,
+        "expected_tools": expected_tools_json(turn),
+        "execution_time_ms": round(latency_ms),
+        "errors": errors,
+        "processed_files": [ProcessedFile(**a.record()) for a in turn.attachments]
+        if turn.attachments
+        else [],
+    }
 
 
 def _single_turn_test(
