@@ -465,7 +465,6 @@ def sent_single_turn(
     values["tags"] = list(tags)
     result = prevalidated(TestResult, values, set(_SENT_GIVEN))
     if passed and not checked:  # nothing was checked: settle says not_run, and why
-        values["status"] = "passed"
         return settle(result)
     return result
 
