@@ -24,6 +24,9 @@ writer's instructions per result (``--src`` runs another tree):
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=cg.1000 \
         python bench/bench_writer.py --profile 1000       # and 3000: (I3000 - I1000) / 2000
+
+``--decode-only`` with ``--profile``: the same hand-overs read and decoded (``_decode``),
+nothing stored; the slope against the full profile's is the store's share.
 """
 
 from __future__ import annotations
@@ -126,9 +129,10 @@ def child(src: str, url: str, payloads: str, mode: str) -> None:
     print(spent)
 
 
-def profile(src: str, n: int) -> None:
+def profile(src: str, n: int, decode_only: bool = False) -> None:
     """The forked writer's work on ``n`` results, in this process, without the pipe or the
-    clock: the same batches every time (for callgrind)."""
+    clock: the same batches every time (for callgrind). ``decode_only``: the hand-overs
+    read and decoded, nothing stored (the store's share is the difference)."""
     sys.path.insert(0, src)
     import gc
     import sqlite3
@@ -185,11 +189,11 @@ def profile(src: str, n: int) -> None:
         while more:
             batch: list[Any] = []
             more = writer._read_ready(inbox, batch, ready)
-            if batch:
+            if batch and not decode_only:
                 assert not writer.store_batch(store, "bench", batch)
         store.close()
         stored = sqlite3.connect(path).execute("SELECT count(*) FROM assay_test_results")
-        assert stored.fetchone()[0] == n
+        assert stored.fetchone()[0] == (0 if decode_only else n)
 
 
 def pg_role() -> str:
@@ -254,10 +258,13 @@ def main() -> None:
     parser.add_argument("--baseline-src", help="another source tree to run interleaved")
     parser.add_argument("--profile", type=int, metavar="N", help="the writer's work, for callgrind")
     parser.add_argument("--src", help="with --profile: the source tree to run")
+    parser.add_argument(
+        "--decode-only", action="store_true", help="with --profile: decode, store nothing"
+    )
     args = parser.parse_args()
     here = str(Path(__file__).resolve().parent.parent / "src")
     if args.profile:
-        profile(args.src or here, args.profile)
+        profile(args.src or here, args.profile, args.decode_only)
         return
     trees = {"after": here}
     if args.baseline_src:
