@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from assay.errors import TargetError
-from assay.targets._plain import MAX_DEPTH, MAX_VALUES, plain_json
+from assay.targets._plain import MAX_DEPTH, MAX_VALUES, body_within_limits, plain_json
 from assay.targets.base import tool_invocations
 
 
@@ -60,3 +60,35 @@ def test_tool_calls_read_from_decoded_json_are_the_same_as_from_a_copy() -> None
     raw = WITHIN["tool calls"]
 
     assert tool_invocations(json.loads(raw), decoded=True) == tool_invocations(json.loads(raw))
+
+
+def test_a_body_shown_within_the_limits_holds_only_what_the_walk_keeps() -> None:
+    # body_within_limits answers from the bytes; whenever it says yes, the walk agrees
+    shown = [
+        raw for raw in [*WITHIN.values(), *BEYOND.values()] if body_within_limits(raw.encode())
+    ]
+    assert shown == [WITHIN["tool calls"], WITHIN["deepest allowed"], WITHIN["nan"]]
+    for raw in shown:
+        decoded = json.loads(raw)
+        assert plain_json(decoded, "tool_invocations", fresh=True) is decoded
+
+
+def test_a_body_too_deep_or_too_long_is_left_to_the_walk() -> None:
+    assert body_within_limits(nested(MAX_DEPTH - 1).encode())  # 64 brackets
+    assert not body_within_limits(nested(MAX_DEPTH).encode())  # 65: the walk decides
+    assert not body_within_limits(b'"' + b"x" * 4_000 + b'"')  # long: the walk decides
+    assert body_within_limits(b'"' + b"x" * 3_998 + b'"')
+    # brackets inside strings count too: the answer errs towards the walk
+    assert not body_within_limits(json.dumps({"a": "[" * MAX_DEPTH}).encode())
+
+
+@pytest.mark.parametrize("raw", [WITHIN["tool calls"], '"text"', "7", "null", "{}", '[{"a": 1}]'])
+def test_tool_calls_from_a_body_within_the_limits_are_read_as_before(raw: str) -> None:
+    def read(**flags: bool) -> Any:
+        try:
+            return tool_invocations(json.loads(raw), **flags)
+        except TargetError as exc:
+            return str(exc)
+
+    assert body_within_limits(raw.encode())
+    assert read(decoded=True, within_limits=True) == read(decoded=True) == read()

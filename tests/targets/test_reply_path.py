@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -92,6 +93,30 @@ RAW: list[bytes] = [
     b"[" * 100_000 + b"]" * 100_000,
     b"[" + b"9" * 5_000 + b"]",
     b"NaN",
+    b"[Infinity, -Infinity, -0, -0.0, 1e400, -1e400, 1e-400, 4.9e-324, 1.7976931348623159e308]",
+    b"[0.1, 2.2250738585072011e-308, 1.00000000000000011102230246251565404236316680908203125]",
+    b"[9007199254740993, -9223372036854775809, 123456789012345678901234567890, 1E5, 12e3]",
+    b"[" + b"9" * 4_300 + b"]",
+    b"[" + b"9" * 4_301 + b"]",
+    b'{"b": 1, "a": 2, "b": 3}',
+    b'"\\ud83d\\ude00 \\u00e9 \\/ \\u0000"',
+    b'"\\ud800\\udc00"',
+    b'"\\udfff"',
+    b'"tab\\tok"',
+    b'"raw\ttab"',
+    b'"raw\x00nul"',
+    b"01",
+    b"1.",
+    b".5",
+    b"+1",
+    b"nan",
+    b"True",
+    b"[1,]",
+    b'{"a": 1,}',
+    b"\x0c[1]",
+    b"[1]\x0c",
+    b"[1]\n\r\t ",
+    b"[" * 300 + b"]" * 300,
 ]
 
 
@@ -105,6 +130,17 @@ def outcome(parse: Any, raw: bytes) -> Any:
 @pytest.mark.parametrize("raw", RAW, ids=range(len(RAW)))
 def test_the_reply_is_decoded_as_json_loads_decodes_it(raw: bytes) -> None:
     assert outcome(loads, raw) == outcome(json.loads, raw)
+
+
+def test_a_lowered_integer_digit_limit_is_kept() -> None:
+    # int_max_str_digits is the process's: a reply's long integer fails as json.loads fails
+    limit = sys.get_int_max_str_digits()
+    try:
+        sys.set_int_max_str_digits(640)
+        for raw in (b"[" + b"9" * 640 + b"]", b"[" + b"9" * 641 + b"]", b"-" + b"1" * 700):
+            assert outcome(loads, raw) == outcome(json.loads, raw)
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 DOCUMENTS: list[Any] = [

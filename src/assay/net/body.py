@@ -10,7 +10,7 @@ the limit in memory.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 
 import aiohttp
 from multidict import CIMultiDictProxy
@@ -69,18 +69,22 @@ class ReplyBody:
                 raise ReplyTooLarge(self.max_bytes)
             yield chunk
 
-    async def read(self) -> bytes:
-        """The whole body; ``ReplyTooLarge`` past the limit."""
+    def read(self) -> Awaitable[bytes]:
+        """The whole body (awaited at once); ``ReplyTooLarge`` past the limit."""
         declared = self.response.content_length
         if declared is not None and not self._encoded:
             if declared > self.max_bytes:
                 self.response.close()
                 raise ReplyTooLarge(self.max_bytes)
             # a declared, unencoded length is the body's: aiohttp reads no more than that,
-            # in one call (the piece-by-piece count is for bodies whose size is not known)
-            body = await self.response.read()
-            self.received += len(body)
-            return body
+            # in one call (the piece-by-piece count is for bodies whose size is not known),
+            # and its coroutine is the caller's to await: no coroutine of this method's
+            # between (a body cut short fails aiohttp's read)
+            self.received += declared
+            return self.response.read()
+        return self._read_chunks()
+
+    async def _read_chunks(self) -> bytes:
         parts = [chunk async for chunk in self.chunks()]
         return b"".join(parts)
 

@@ -75,6 +75,19 @@ def _fresh_size(value: dict[str, Any] | list[Any], room: int) -> int:
     return size
 
 
+# A decoded body no longer than this cannot break a limit but by its depth: it holds fewer
+# values than bytes, and none of its integers has the digits of MAX_INT_BITS (~4,214).
+_SHORT_BODY = 4_000
+
+
+def body_within_limits(raw: bytes) -> bool:
+    """Whether every value the JSON text ``raw`` decodes to keeps to the limits (what
+    ``plain_json(value, fresh=True)`` checks), read from the text without walking the value:
+    a short body with at most ``MAX_DEPTH`` brackets, each container one, inside strings too.
+    False says only that the walk must decide."""
+    return len(raw) <= _SHORT_BODY and raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH
+
+
 def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
     """A plain copy of ``value``; ``where`` names it in errors (``tool_invocations``).
 

@@ -95,9 +95,14 @@ def result_bytes(result: Any) -> int:
         return len(str(result).encode())
 
 
-def tool_invocations(raw: Any, decoded: bool = False) -> list[ToolInvocation]:
+def tool_invocations(
+    raw: Any, decoded: bool = False, within_limits: bool = False
+) -> list[ToolInvocation]:
     """Normalise a reply's tool invocations and fill ``bytes``; ``decoded``: ``raw`` is JSON
-    assay just decoded, held by nothing else (``plain_json``'s ``fresh``)."""
+    assay just decoded, held by nothing else (``plain_json``'s ``fresh``); ``within_limits``:
+    and its body was shown to keep to the limits (``body_within_limits``): not walked again."""
+    if within_limits and decoded:
+        return _read_tool_invocations(raw)
     return _read_tool_invocations(plain_json(raw, "tool_invocations", fresh=decoded))
 
 

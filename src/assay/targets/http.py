@@ -47,6 +47,7 @@ from assay.results.models import ToolInvocation
 from assay.secrets import REDACTOR, url_secrets
 from assay.target_config import HttpTarget as HttpTargetConfig
 from assay.target_config import ResponseMapping
+from assay.targets._plain import body_within_limits
 from assay.targets._templates import (
     Compiled,
     compile_text,
@@ -229,7 +230,11 @@ class ReplyMapping:
         self._find_usage = _finder(self.usage)
         self._find_session_id = _finder(self.session_id)
 
-    def reply(self, document: Any, url: str) -> tuple[Reply, str | None]:
+    def reply(
+        self, document: Any, url: str, within_limits: bool = False
+    ) -> tuple[Reply, str | None]:
+        """The reply in ``document`` (JSON assay decoded) and the session id it returns;
+        ``within_limits``: its body keeps to ``plain_json``'s limits (``body_within_limits``)."""
         if isinstance(document, str):  # a bare JSON string is the text
             return Reply(text=document), None
         text = self._find_text(document)
@@ -246,7 +251,7 @@ class ReplyMapping:
         calls: list[ToolInvocation] = []
         if tools is not MISSING and tools is not None:  # (none: nothing to normalise)
             try:
-                calls = normalise_tools(tools, decoded=True)
+                calls = normalise_tools(tools, decoded=True, within_limits=within_limits)
             except TargetError as exc:
                 raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         usage = self._find_usage(document)
@@ -400,7 +405,7 @@ class HttpTarget(ClientTarget):
             raw = await body.read()
             if content_type == "text/plain":
                 return Reply(text=raw.decode("utf-8", "replace")), None
-            return mapping.reply(decode_json(raw, url), url)
+            return mapping.reply(decode_json(raw, url), url, body_within_limits(raw))
 
         return self.request(
             self._method,
