@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from assay.errors import TargetError
+from assay.target_config import ResponseMapping
 from assay.targets._plain import MAX_DEPTH, MAX_VALUES, body_within_limits, plain_json
 from assay.targets.base import tool_invocations
+from assay.targets.http import ReplyMapping, decode_json
 
 
 def nested(levels: int) -> str:
@@ -92,3 +94,27 @@ def test_tool_calls_from_a_body_within_the_limits_are_read_as_before(raw: str) -
 
     assert body_within_limits(raw.encode())
     assert read(decoded=True, within_limits=True) == read(decoded=True) == read()
+
+
+@pytest.mark.filterwarnings("ignore:The `|` .union. operator is deprecated")
+@pytest.mark.parametrize("path", ["$.args", "$ | $", "$..args"])
+def test_a_path_that_wraps_its_matches_is_walked_as_before(path: str) -> None:
+    """A path with several matches hands over a new list, a level deeper than the body's
+    brackets: 64 brackets in the body can make 65 levels, which the walk refuses."""
+    inner: Any = 1
+    for _ in range(MAX_DEPTH - 1):
+        inner = {"a": inner}
+    raw = json.dumps({"response": "hi", "args": {"name": "t", "args": inner}}).encode()
+    assert raw.count(b"{") == MAX_DEPTH + 1 and not body_within_limits(raw)
+    raw = raw.replace(b'{"response": "hi", "args": ', b"", 1)[:-1]  # the call itself
+    assert raw.count(b"{") == MAX_DEPTH and body_within_limits(raw)
+    mapping = ReplyMapping(ResponseMapping(text="$.name", tool_invocations=path), "t")
+
+    def read(within: bool) -> str:
+        try:
+            reply, _ = mapping.reply(decode_json(raw, "u"), "u", within)
+        except TargetError as exc:
+            return str(exc)
+        return repr(reply.tool_invocations)
+
+    assert read(True) == read(False)

@@ -229,6 +229,9 @@ class ReplyMapping:
         self._find_tools = _finder(self.tools)
         self._find_usage = _finder(self.usage)
         self._find_session_id = _finder(self.session_id)
+        # a one-key path finds a part of the document as it is; any other may wrap several
+        # matches in a new list, a level deeper than the body's brackets say
+        self._tools_is_part = self.tools is not None and bool(_ONE_KEY.match(self.tools.expression))
 
     def reply(
         self, document: Any, url: str, within_limits: bool = False
@@ -251,7 +254,8 @@ class ReplyMapping:
         calls: list[ToolInvocation] = []
         if tools is not MISSING and tools is not None:  # (none: nothing to normalise)
             try:
-                calls = normalise_tools(tools, decoded=True, within_limits=within_limits)
+                within = within_limits and self._tools_is_part and type(document) is dict
+                calls = normalise_tools(tools, decoded=True, within_limits=within)
             except TargetError as exc:
                 raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         usage = self._find_usage(document)
