@@ -6,10 +6,11 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from markdown_it import MarkdownIt
 
 from assay.reporters.markdown import MAX_TABLE_ROWS, md_cell, md_code, render_markdown
-from assay.results import MetricResult, Report, rollup_multi_turn
+from assay.results import MetricResult, Report, TestResult, TurnResult, rollup_multi_turn
 from tests.reporters.conftest import (
     MISMATCH,
     STARTED,
@@ -174,3 +175,50 @@ def test_a_multi_turn_test_failed_by_a_whole_test_metric_still_shows_its_turns()
     failures = _plain(render_markdown(build_report([result])).split("### What did not pass")[1])
     assert "Turn 0 ✅ passed" in failures and "Turn 1 ✅ passed" in failures
     assert "Failed metric (whole test): trajectory 0.00: order" in failures
+
+
+def test_a_failed_goal_test_with_turns_shows_its_goal_and_unmet_behaviours() -> None:
+    goal = failed_goal()
+    goal.turns = [
+        TurnResult(
+            turn_index=0,
+            input="I need a refund.",
+            response="Sure!",
+            passed=True,
+            execution_time_ms=300,
+        )
+    ]
+    section = render_markdown(build_report([goal])).split("### What did not pass", 1)[1]
+    assert section.index("**Goal:**") < section.index("##### Turns")
+    assert "Get a refund for a non-refundable ticket" in section
+    assert "prohibited behaviour not met: does not promise refunds outside the policy" in section
+
+
+def _long_multi_turn(name: str, passed: bool) -> TestResult:
+    turns = [
+        TurnResult(
+            turn_index=k,
+            input="q" * 300,
+            response="a" * 300,
+            passed=passed,
+            execution_time_ms=100,
+            **CHECKED,
+        )
+        for k in range(6)
+    ]
+    return rollup_multi_turn(name, turns, STARTED)
+
+
+CHECKED = {"metric_results": [MetricResult(metric_name="equality", score=1.0, passed=True)]}
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_many_long_multi_turn_tests_stay_within_a_comment(passed: bool) -> None:
+    """50 tests of six 300-character turns: 175,000 characters of turns, where a GitHub
+    comment takes 65,536; the sections stop in time and count the rest."""
+    results = [_long_multi_turn(f"t{i}", passed) for i in range(50)]
+    markdown = render_markdown(build_report(results))
+    assert len(markdown) < 65_536
+    shown = len(re.findall(r"^#### ", markdown, re.M))
+    assert 1 <= shown < 50
+    assert f"_…and {50 - shown} more; the HTML or JSON report has every test._" in markdown

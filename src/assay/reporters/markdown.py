@@ -12,6 +12,7 @@ break the layout.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from assay._words import counted
 from assay.reporters.view import (
@@ -22,6 +23,7 @@ from assay.reporters.view import (
     fmt_ms,
     fmt_rate,
     fmt_score,
+    goal_reasons,
     headline_status,
     metric_verdict,
     repeat_line,
@@ -40,13 +42,17 @@ from assay.results.rollup import StatusCounts
 MAX_TABLE_ROWS = 200
 """Above this many tests the table lists only those that did not pass."""
 MAX_FAILURE_SECTIONS = 50
-"""Sections for at most this many tests that did not pass; the rest are counted."""
+"""Sections for at most this many tests that did not pass (the rest are counted)..."""
 MAX_TEXT = 600
 """Inputs, responses and ground truths are cut to about this many characters."""
 PASSED_TEXT = 200
 """A passed turn's input and reply are cut to about this many characters."""
+FAILURE_CHARACTERS = 40_000
+"""...in about this many characters (GitHub takes a comment of up to 65,536)."""
 MAX_PASSED_SECTIONS = 50
-"""Turn-by-turn sections for at most this many multi-turn tests that passed."""
+"""Turn-by-turn sections for at most this many multi-turn tests that passed..."""
+PASSED_CHARACTERS = 15_000
+"""...in about this many characters."""
 
 _ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️"}
 _TURN_ICONS = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
@@ -205,17 +211,20 @@ def _heading(result: TestResult) -> list[str]:
 def _failure_section(result: TestResult) -> list[str]:
     lines = _heading(result)
     failing = [t for t in turns_of(result) if not t.passed]
+    goal = result.test_type == "goal"
+    if goal:
+        lines += _field("Goal", result.test_input)
     if result.turns:
-        lines += _turns(result)
+        lines += ([""] if goal else []) + _turns(result)
         whole = test_scoped_failures(result)
         lines += [f"- **Failed metric (whole test):** {md_text(metric_verdict(m))}" for m in whole]
-        if not failing and not whole:  # every turn passed: the test failed for another reason
+        unmet = goal_reasons(result.trace) if goal else []
+        lines += [f"- {md_text(reason)}" for reason in unmet]
+        if not failing and not whole and not unmet:  # the test failed for another reason
             lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
         return lines + ([""] if lines[-1] else [])
     if failing:
         return lines + _turn_section(failing[0])
-    if result.test_type == "goal":
-        lines += _field("Goal", result.test_input)
     lines += [f"- {md_text(reason)}" for reason in why_failed(result)]
     return lines + [""]
 
@@ -224,13 +233,8 @@ def _failures(report: Report) -> list[str]:
     failing = [r for r in report.results if not r.passed]
     if not failing:
         return []
-    lines = ["### What did not pass", ""]
-    for result in failing[:MAX_FAILURE_SECTIONS]:
-        lines += _failure_section(result)
-    if len(failing) > MAX_FAILURE_SECTIONS:
-        left = len(failing) - MAX_FAILURE_SECTIONS
-        lines += [f"_…and {left} more; the HTML or JSON report has every test._", ""]
-    return lines
+    sections = map(_failure_section, failing[:MAX_FAILURE_SECTIONS])
+    return ["### What did not pass", ""] + _bounded(sections, len(failing), FAILURE_CHARACTERS)
 
 
 def _passed_turns(report: Report) -> list[str]:
@@ -238,12 +242,27 @@ def _passed_turns(report: Report) -> list[str]:
     passed = [r for r in report.results if r.passed and r.turns]
     if not passed:
         return []
-    lines = ["### Multi-turn tests that passed", ""]
-    for result in passed[:MAX_PASSED_SECTIONS]:
-        lines += _heading(result) + _turns(result)
-    if len(passed) > MAX_PASSED_SECTIONS:
-        left = len(passed) - MAX_PASSED_SECTIONS
-        lines += [f"_…and {left} more; the HTML or JSON report has every test._", ""]
+    sections = (_heading(r) + _turns(r) for r in passed[:MAX_PASSED_SECTIONS])
+    return ["### Multi-turn tests that passed", ""] + _bounded(
+        sections, len(passed), PASSED_CHARACTERS
+    )
+
+
+def _bounded(sections: Iterable[list[str]], tests: int, characters: int) -> list[str]:
+    """The sections of ``tests`` tests (perhaps fewer given) while they fit in about
+    ``characters`` (the first always), then how many more there are: a test's turns are not
+    limited in number, so a count of sections alone does not keep a pull-request comment
+    within its size."""
+    lines: list[str] = []
+    size = shown = 0
+    for section in sections:
+        size += sum(len(line) + 1 for line in section)
+        if shown and size > characters:
+            break
+        lines += section
+        shown += 1
+    if shown < tests:
+        lines += [f"_…and {tests - shown} more; the HTML or JSON report has every test._", ""]
     return lines
 
 
