@@ -167,6 +167,20 @@ def test_turn_limits_in_a_test_configuration(
     assert ("test 1: min_turns: 6 exceeds max_turns (4): capped at 4" in run.stderr) is capped
 
 
+@pytest.mark.parametrize(("cell", "turns"), [("0", (None, None)), ("3", (3, 3))])
+def test_a_max_turns_column_of_zero_is_rhesis_default(
+    write: Callable[[str, str], Path], cell: str, turns: tuple[int | None, int | None]
+) -> None:
+    """A flat max_turns column's one number is an exact count (min_turns too), but 0 is
+    Rhesis's default, 10: it sets neither (it wrote min_turns: 1)."""
+    run = run_import(
+        "rhesis", write("flat.csv", f"test_type,goal,max_turns\nMulti-Turn,G,{cell}\n")
+    )
+    assert run.code == 0, run.stderr
+    (test,) = run.suite["tests"] if run.suite else []
+    assert (test.get("min_turns"), test.get("max_turns")) == turns
+
+
 def test_a_multi_turn_expected_response_is_listed_not_dropped(
     write: Callable[[str, str], Path],
 ) -> None:

@@ -181,7 +181,7 @@ def _configuration(row: dict[str, Any], item: str, out: Imported) -> tuple[dict[
         except json.JSONDecodeError as exc:
             out.skip(item, "test_configuration", f"not JSON ({exc.msg}); the flat fields are used")
             nested = None
-    if not isinstance(nested, dict):
+    if not isinstance(nested, dict) or not nested:  # an empty one: as if none (falsy)
         return flat, False
     for key in nested:
         if key not in flat_keys and nested[key] not in (None, "", [], {}):
@@ -210,9 +210,9 @@ def _turn_limits(config: dict[str, Any], nested: bool, item: str, out: Imported)
             out.skip(item, key, f"{value!r} is not a turn count (3, 2-5, min 2, max 5)")
         elif key == "min_turns":
             min_turns = parsed[0] if parsed[0] is not None else min_turns
-        else:
+        elif parsed[1] != 0:  # a max of 0 is Rhesis's default: it sets nothing, no min either
             min_turns = min_turns if min_turns is not None else parsed[0]
-            max_turns = parsed[1] or None  # 0: Rhesis's default
+            max_turns = parsed[1]
     limits: dict[str, int] = {}
     if max_turns is not None:
         if max_turns > MAX_MAX_TURNS:
