@@ -61,15 +61,9 @@ async def run_one(
     try:
         return await runner(case, target, settings, repeat_index)
     except Exception as exc:
-        return _errored(case, exc, repeat_index)
-
-
-def _errored(case: TestCase, exc: Exception, repeat_index: int) -> TestResult:
-    """The result of a test stopped by ``exc``, a failure no turn or metric caught; the
-    runner's cancellation passes through."""
-    reraise_if_cancelling(exc)
-    reason = f"assay could not finish this test: {describe(exc)}"
-    return unfinished_result(case, "error", reason, repeat_index)
+        reraise_if_cancelling(exc)
+        reason = f"assay could not finish this test: {describe(exc)}"
+        return unfinished_result(case, "error", reason, repeat_index)
 
 
 async def run_cases(
@@ -85,14 +79,7 @@ async def run_cases(
 
     async def worker() -> None:
         for position, case, repeat_index in items:
-            if case.type == "goal":
-                on_result(position, await run_one(case, target, settings, repeat_index))
-                continue
-            try:  # run_one's own, without its coroutine between: one frame less per turn
-                result = await run_case(case, target, settings, repeat_index)
-            except Exception as exc:
-                result = _errored(case, exc, repeat_index)
-            on_result(position, result)
+            on_result(position, await run_one(case, target, settings, repeat_index))
 
     # a million workers for three tests would cost a gigabyte and run nothing sooner
     workers = max(1, min(concurrency, len(work))) if isinstance(work, Sized) else concurrency
