@@ -268,23 +268,24 @@ def test_the_version_is_known_without_importlib_metadata(tmp_path: Path) -> None
 
 
 def test_the_collector_is_paused_only_around_imports(tmp_path: Path) -> None:
-    """Importing the CLI (a test, a tool) leaves the collector on and freezes nothing; the
-    ``assay`` command's own process freezes what its imports made and runs with the
-    collector on; a collector disabled by the caller stays disabled."""
+    """Importing the CLI (a test, a tool) leaves the collector on, its thresholds as they
+    were, and freezes nothing; the ``assay`` command's own process freezes what its imports
+    made and runs with the collector on, its young passes less often; a collector disabled
+    by the caller stays disabled."""
     import gc
 
-    from assay.cli._gc import collector_paused
+    from assay.cli._gc import YOUNG_THRESHOLD, collector_paused
 
     code = (
         "import gc\nimport assay.cli\n"
-        "print('after import', gc.isenabled(), gc.get_freeze_count())\n"
+        "print('after import', gc.isenabled(), gc.get_freeze_count(), gc.get_threshold())\n"
         "import sys\nsys.argv = ['assay', 'schema', 'nonsense']\n"
         "try:\n    assay.cli.main()\nexcept SystemExit:\n    pass\n"
-        "print('after main', gc.isenabled(), gc.get_freeze_count() > 10000)\n"
+        "print('after main', gc.isenabled(), gc.get_freeze_count() > 10000, gc.get_threshold())\n"
     )
     _, printed = _modules_after(code, tmp_path)
-    assert "after import True 0" in printed
-    assert "after main True True" in printed
+    assert "after import True 0 (700, 10, 10)" in printed
+    assert f"after main True True ({YOUNG_THRESHOLD}, 10, 10)" in printed
     assert gc.isenabled()
     with collector_paused():
         assert not gc.isenabled()
