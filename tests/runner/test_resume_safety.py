@@ -125,6 +125,39 @@ def test_a_resume_of_a_killed_run_takes_its_lock_over(tmp_path: Path) -> None:
     assert f"{EARLY + LATE} tests: {EARLY + LATE} passed" in out
 
 
+def test_the_resume_command_printed_names_the_store_it_was_given(tmp_path: Path) -> None:
+    """A run stored with ``--store`` elsewhere says to resume with that ``--store``: the
+    command as printed finishes the run (without it, the default store has no such run)."""
+    gated_suite(tmp_path)
+    db = tmp_path / "elsewhere.db"
+    first = start(tmp_path, "run", "suite.yaml", "--quiet", "--store", f"sqlite:///{db.name}")
+    wait_for_results(db, first, at_least=EARLY)
+    os.killpg(first.pid, signal.SIGTERM)
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err
+    command = " ".join(err.split("resume with", 1)[1].split())
+    assert command == f"assay run --resume {run_id(db)[:12]} --store sqlite:///elsewhere.db"
+    (tmp_path / "open-the-gate").touch()
+    code, out, err = run(tmp_path, *command.split()[1:], "--quiet")
+    assert code == 0, out + err
+    assert f"{EARLY + LATE} tests: {EARLY + LATE} passed" in out
+    assert stored(db) == EARLY + LATE
+
+
+def test_a_resume_command_masks_the_store_password() -> None:
+    from assay.run_options import RunOptions
+    from assay.runner.request import RunRequest
+
+    request = RunRequest(None, RunOptions())
+    assert request.resume_command("0123456789abcdef") == "assay run --resume 0123456789ab"
+    command = request.resume_command(
+        "0123456789abcdef", "postgresql+psycopg://ci:hunter2@db.internal:5432/assay"
+    )
+    assert command == (
+        "assay run --resume 0123456789ab --store postgresql+psycopg://ci:***@db.internal:5432/assay"
+    )
+
+
 def agent_suite(folder: Path, url: str) -> None:
     (folder / "suite.yaml").write_text(
         "name: endpoints\n"

@@ -431,7 +431,7 @@ class RunJob:
             summary,
             shown.ordered(),
             status == "interrupted",
-            self.request.resume_command(run.id),
+            self.request.resume_command(run.id, self.store_url),
         )
         if stopped is not None:
             raise stopped

@@ -142,8 +142,18 @@ class RunRequest:
             if (value := getattr(self.options, name))
         )
 
-    def resume_command(self, run_id: str) -> str:
-        return " ".join(f"assay run --resume {run_id[:12]} {self.endpoint_options()}".split())
+    def resume_command(self, run_id: str, store_url: str | None = None) -> str:
+        """The command that resumes the run: its endpoint options, and the store it is in
+        when one was named (``--store``; its password masked), else the resume would look
+        in the default store and not find it."""
+        store = ""
+        if store_url:  # the store is open by now: its module (SQLAlchemy) is loaded
+            from assay.store._engine import mask_url
+
+            store = f"--store {mask_url(store_url)}"
+        return " ".join(
+            f"assay run --resume {run_id[:12]} {self.endpoint_options()} {store}".split()
+        )
 
 
 def _refuse(
