@@ -5,16 +5,19 @@ replaced by one that answers every request at once with ``mock_agent.py``'s repl
 What it counts per test: the conversation, the turn's deadline, rendering the request,
 ``send_request`` (its limiter, deadline, retries loop), ``ReplyBody``, decoding the reply,
 the metric and the TestResult: everything of assay's in a turn but aiohttp's own work and
-the event loop's (which the fake client skips) and the hand-over and summary after it.
-Nothing waits, so the count is the same from run to run (``bench/profile_turn.py`` moves by
-a few thousand instructions per turn with how the event loop's passes fall), which makes
-it the tool for changes of a thousand or two.
+the event loop's (which the fake client skips: its request and its body each wait for one
+pass of the loop, ``asyncio.sleep(0)``, so every coroutine of the chain is resumed as in a
+real turn) and the hand-over and summary after it. Nothing waits on anything outside the
+process, so the count is the same from run to run (``bench/profile_turn.py`` moves by a few
+thousand instructions per turn with how the event loop's passes fall), which makes it the
+tool for changes of a thousand or two.
 
     .venv/bin/python bench/profile_chain.py --against /tmp/base/src   # per test, both trees
 
-``PYTHONHASHSEED=0``, byte-compiled trees; the SIZE runs are collected (``functools.reduce``
-only) after 50 unmeasured ones. ``--run N`` (in the measured process) prints the last
-result's JSON without its times, so two trees can be checked for the same output.
+``PYTHONHASHSEED=0``, byte-compiled trees; N tests in one task are collected (inside a
+``functools.reduce`` call, callgrind's toggle) after 50 unmeasured ones. ``--run N`` (in
+the measured process) prints the last result's JSON without its times, so two trees can be
+checked for the same output.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def run(n: int) -> None:  # in the measured process
             self.headers = headers
 
         async def read(self) -> bytes:
+            await asyncio.sleep(0)  # the body: one pass of the loop
             return body
 
     class Exchange:
@@ -66,6 +70,7 @@ def run(n: int) -> None:  # in the measured process
             self.sent = kwargs
 
         async def __aenter__(self) -> Response:
+            await asyncio.sleep(0)  # the request out, the reply's head in: one pass
             return Response()
 
         async def __aexit__(self, *exc: object) -> None:
@@ -86,20 +91,17 @@ def run(n: int) -> None:  # in the measured process
     settings = conversation.CaseSettings(run_id="r" * 32)
     run_case = conversation.run_case
 
-    def one(last: Any, i: int) -> Any:
-        coro = run_case(cases[i % 3], target, settings)  # driven by hand: it never waits
-        try:
-            coro.send(None)
-        except StopIteration as done:
-            result = done.value
-        assert result.status == "passed", result.errors
+    async def tests(count: int) -> Any:  # in a task, as a run's tests are
+        result = None
+        for i in range(count):
+            result = await run_case(cases[i % 3], target, settings)
+            assert result.status == "passed", result.errors
         return result
 
-    async def main() -> Any:  # in a task, as a run's tests are (their deadlines need one)
-        last = functools.reduce(one, range(50), None)  # warm, not collected (toggle below)
-        return functools.reduce(one, range(n), last)
-
-    result = asyncio.run(main())
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(tests(50))  # warm, not collected (toggle below)
+    result = functools.reduce(lambda last, _: loop.run_until_complete(tests(n)), range(1), None)
+    loop.close()
     print(result.model_dump_json(exclude={"timestamp", "execution_time_ms", "metric_results"}))
     print([m.model_dump(exclude={"evaluation_time_ms"}) for m in result.metric_results])
 
