@@ -49,6 +49,7 @@ from assay.target_config import HttpTarget as HttpTargetConfig
 from assay.target_config import ResponseMapping
 from assay.targets._plain import body_within_limits
 from assay.targets._templates import (
+    _WHOLE_EXPRESSION,
     Compiled,
     compile_text,
     compile_value,
@@ -315,6 +316,13 @@ class HttpTarget(ClientTarget):
             DEFAULT_BODY if config.body is None else config.body, f"{where}.body"
         )
         self.mapping = ReplyMapping(config.response, f"{where}.response")
+        # a body of "{{ input }}", "{{ session_id }}" and "{{ turn_id }}" values (the
+        # default's), sent with a constant URL and headers: written without rendering
+        self._flat_body = (
+            _flat_body(DEFAULT_BODY if config.body is None else config.body)
+            if config.method != "GET" and self.url.constant and self._constant_headers is not None
+            else None
+        )
         uses = self.url.uses.union(self.body.uses, *(c.uses for c in self.headers.values()))
         self.uses_history = "history" in uses
         self.uses_files = "files" in uses
@@ -373,23 +381,36 @@ class HttpTarget(ClientTarget):
                 f"this turn attaches {len(request.files)} file(s) but the http target's "
                 'request does not send them: add "files": "{{ files }}" to target.http.body'
             )
-        ctx = self._context(request, session_id)
-        url = self._url_text or str(self.url.render(ctx))
-        headers = (
-            self._request_headers
-            if self._constant_headers is not None
-            else {n: str(c.render(ctx)) for n, c in self.headers.items()}
-        )
-        body = self.body.render(ctx)
         data: bytes | None = None
         params: dict[str, str] | None = None
-        if self._method == "GET":
-            if isinstance(body, dict):
-                params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()}
-        elif isinstance(body, str):
-            data = body.encode()
+        flat, url_text = self._flat_body, self._url_text
+        if flat is not None and url_text is not None:
+            # the body's text written at once: what rendering it and ``dumps`` write
+            values = (request.input, session_id, request.turn_id)
+            try:
+                data = ("{" + ", ".join([k + _string(values[i]) for k, i in flat]) + "}").encode()
+            except TypeError:  # a value that is not a string: rendered as below
+                data = None
+        if data is not None and url_text is not None:
+            url, headers = url_text, self._request_headers
         else:
-            data = dumps(body).encode()
+            ctx = self._context(request, session_id)
+            url = self._url_text or str(self.url.render(ctx))
+            headers = (
+                self._request_headers
+                if self._constant_headers is not None
+                else {n: str(c.render(ctx)) for n, c in self.headers.items()}
+            )
+            body = self.body.render(ctx)
+            if self._method == "GET":
+                if isinstance(body, dict):
+                    params = {
+                        k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()
+                    }
+            elif isinstance(body, str):
+                data = body.encode()
+            else:
+                data = dumps(body).encode()
         stream = self._stream
         mapping = self.mapping
 
@@ -427,6 +448,25 @@ class HttpTarget(ClientTarget):
             hint = " (on the first turn: is the URL right?)" if turn_index == 0 else ""
             return SessionLost(REDACTOR(f"{exc}{hint}"))
         return super().failure(exc, turn_index)
+
+
+_FLAT_NAMES = ("input", "session_id", "turn_id")  # in TurnRequest's order (see ``_send``)
+
+
+def _flat_body(body: Any) -> tuple[tuple[str, int], ...] | None:
+    """For an object whose values are each a whole ``{{ input }}``, ``{{ session_id }}`` or
+    ``{{ turn_id }}`` (as ``compile_value`` reads them: lookups, no Jinja): each key as JSON
+    with its colon, and the index of its value in ``_FLAT_NAMES``; else None."""
+    if type(body) is not dict:
+        return None
+    plan = []
+    for key, value in body.items():
+        whole = _WHOLE_EXPRESSION.match(value) if type(value) is str else None
+        name = whole["expr"].strip() if whole else None
+        if type(key) is not str or name not in _FLAT_NAMES:
+            return None
+        plan.append((_string(key) + ": ", _FLAT_NAMES.index(name)))
+    return tuple(plan)
 
 
 def _parsed(url: str) -> URL | None:
