@@ -19,7 +19,7 @@ from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
-from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
+from assay.net.usage import USAGE_FIELDS, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.targets._plain import plain_json
 
@@ -120,17 +120,40 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
             args = _decoded_arguments(args, f"tool_invocations[{i}].args")
         result = item.get("result")
         error = item.get("error")
+        # the fields in the order they always were: name, args, bytes, duration, error
+        name = item["name"]
+        args = args if isinstance(args, dict) else {"_value": args}
+        # assay measures bytes, always (``result_bytes``'s usual cases written out)
+        if result is None:
+            size = 4
+        elif type(result) is int:
+            size = len(str(result))
+        else:
+            size = result_bytes(result)
+        duration = item.get("duration_ms")
+        error = None if error is None else str(error)
         fields = {
-            "name": item["name"],
-            "args": args if isinstance(args, dict) else {"_value": args},
+            "name": name,
+            "args": args,
             "result": result,
-            "bytes": result_bytes(result),  # assay measures it, always
-            "duration_ms": item.get("duration_ms"),
-            "error": None if error is None else str(error),
+            "bytes": size,
+            "duration_ms": duration,
+            "error": error,
         }
-        if _exact(fields):
-            calls.append(prevalidated(ToolInvocation, fields, set(_TOOL_FIELDS)))
-            continue
+        # ``_exact`` written out: each field already of exactly its type (the usual call)
+        if (
+            type(name) is str
+            and type(args) is dict
+            and (duration is None or type(duration) is float)
+            and (error is None or type(error) is str)
+        ):
+            for key in args:
+                if type(key) is not str:
+                    break
+            else:
+                fields["args"] = dict(args)  # validation copies it too
+                calls.append(prevalidated(ToolInvocation, fields, set(_TOOL_FIELDS)))
+                continue
         try:
             call = _tool_invocation(fields)
         except ValidationError as exc:
@@ -148,25 +171,6 @@ _tool_invocation: Callable[[dict[str, Any]], ToolInvocation] = (
     ToolInvocation.__pydantic_validator__.validate_python
 )
 _TOOL_FIELDS = frozenset(ToolInvocation.model_fields)
-
-
-def _exact(fields: dict[str, Any]) -> bool:
-    """Whether a tool invocation's fields are each already of exactly the type validation
-    would make (the usual call: text name, text keys, no duration or a float one), so it is
-    made without validating. ``result`` is anything: its field takes any value."""
-    duration, args, error = fields["duration_ms"], fields["args"], fields["error"]
-    if not (
-        type(fields["name"]) is str
-        and type(args) is dict
-        and (duration is None or type(duration) is float)
-        and (error is None or type(error) is str)
-    ):
-        return False
-    for key in args:
-        if type(key) is not str:
-            return False
-    fields["args"] = dict(args)  # validation copies it too
-    return True
 
 
 def _decoded_arguments(text: str, where: str) -> Any:
@@ -200,15 +204,15 @@ def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
             return None
     get = raw.get
     prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
-    return counted_usage(
-        {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": get("total_tokens", 0) or prompt + completion,
-            "cache_creation_tokens": get("cache_creation_tokens", 0),
-            "cache_read_tokens": get("cache_read_tokens", 0),
-        }
-    )
+    counts = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": get("total_tokens", 0) or prompt + completion,
+        "cache_creation_tokens": get("cache_creation_tokens", 0),
+        "cache_read_tokens": get("cache_read_tokens", 0),
+    }
+    # every count an exact int (checked above; their sum too): counted_usage's own path
+    return prevalidated(TokenUsage, counts, set(USAGE_FIELDS))
 
 
 def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
