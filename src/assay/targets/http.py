@@ -415,7 +415,7 @@ class HttpTarget(ClientTarget):
         mapping = self.mapping
 
         async def read(body: ReplyBody, sent: float) -> tuple[Reply, str | None]:
-            content_type = body.content_type
+            content_type = body.response.content_type  # (ReplyBody.content_type's)
             if content_type == EVENT_STREAM or (stream and content_type != "application/json"):
                 streamed = await collect_stream(body, sent)
                 reply = Reply(
