@@ -71,8 +71,13 @@ class ReplyBody:
 
     def read(self) -> Awaitable[bytes]:
         """The whole body (awaited at once); ``ReplyTooLarge`` past the limit."""
-        declared = self.response.content_length
-        if declared is not None and not self._encoded:
+        response = self.response
+        declared = response.content_length
+        # (``_encoded``, written out: the declared length is the body's when not compressed)
+        if (
+            declared is not None
+            and response.headers.get("Content-Encoding", "identity").lower() == "identity"
+        ):
             if declared > self.max_bytes:
                 self.response.close()
                 raise ReplyTooLarge(self.max_bytes)
@@ -98,8 +103,3 @@ class ReplyBody:
             if got >= size:
                 break
         return b"".join(parts)[:size]
-
-    @property
-    def _encoded(self) -> bool:
-        """Compressed on the wire: the declared length is not the body's."""
-        return self.response.headers.get("Content-Encoding", "identity").lower() != "identity"
