@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import marshal
 import random
+from array import array
 from typing import Any
 
 import pytest
@@ -315,12 +316,16 @@ def test_a_hand_over_carries_rows_and_json_of_any_kind() -> None:
     results = [random_result(rng) for _ in range(40)] + [multi_turn(), single("x")]
     pending = [(i, *encode_result(r)[1:]) for i, r in enumerate(results)]
     pending.append((2**40, single("from a test").model_dump_json().encode(), None))
+    positions = array("q", [p for p, _, _ in pending])
+    rowses = [None if rows is None else marshal.dumps(rows) for _, _, rows in pending]
     batch: list[Any] = []
-    _unframe(_frame(pending), batch)  # type: ignore[arg-type]
+    _unframe(_frame(positions, [payload for _, payload, _ in pending], rowses), batch)
     assert [position for position, _ in batch] == [p for p, _, _ in pending]
     for (_, payload, rows), (_, item) in zip(pending, batch, strict=True):
         assert isinstance(item, Prepared) or rows is None
         assert item.payload == payload.decode()
+        if rows is not None:
+            assert repr(item) == repr(prepared_of(payload.decode(), rows))
 
 
 @pytest.mark.parametrize("in_process", [True, False])

@@ -38,6 +38,7 @@ import select
 import signal
 import threading
 import time
+from array import array
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -132,20 +133,24 @@ def _poller(inbox: Connection) -> Callable[[float], bool]:
     return lambda timeout: bool(poller.poll(timeout * 1000))
 
 
-def _frame(pending: list[tuple[int, bytes, Handed | None]]) -> bytes:
-    """One hand-over of results: (position, JSON, rows or None) each, as ``marshal``
-    writes them (plain tuples of str, int, float, bool and None: read back in C)."""
-    return marshal.dumps(pending)
+def _frame(positions: array[int], payloads: list[bytes], rows: list[bytes | None]) -> bytes:
+    """One hand-over of results, as ``marshal`` writes it (read back in C): their positions
+    (an array's bytes), their JSON, and each one's proved rows as ``marshal`` wrote them
+    (``ResultWriter.add``), or None."""
+    return marshal.dumps((positions.tobytes(), payloads, rows))
 
 
 def _unframe(chunk: bytes, batch: list[Item]) -> None:
     """Add each result of a hand-over (``_frame``) to the batch: one handed over with its
     rows as they are (``prepared_of``: nothing parsed), any other decoded (``_decode``)."""
-    for position, payload, rows in marshal.loads(chunk):
+    head, payloads, rowses = marshal.loads(chunk)
+    positions = array("q")
+    positions.frombytes(head)
+    for position, payload, rows in zip(positions, payloads, rowses, strict=True):
         if rows is None:
             batch.append((position, _decode(payload)))
         else:
-            batch.append((position, prepared_of(payload.decode(), rows)))
+            batch.append((position, prepared_of(payload.decode(), marshal.loads(rows))))
 
 
 def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], bool]) -> bool:
@@ -260,7 +265,11 @@ class ResultWriter:
                 name="assay-writer",
             )
             self._process.start()
-        self._pending: list[tuple[int, bytes, Handed | None]] = []
+        # what ``_frame`` takes, kept apart, and each result's rows marshalled at once: no
+        # tuple or list per pending result for the collector to count, walk and promote
+        self._positions = array("q")
+        self._pending: list[bytes] = []
+        self._rows: list[bytes | None] = []
         self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
         self.error: AssayError | None = None
@@ -278,9 +287,9 @@ class ResultWriter:
             raise self.error
         if not self._pending:
             self._oldest = time.monotonic()
-        if type(payload) is str:
-            payload = payload.encode()
-        self._pending.append((position, payload, rows))  # type: ignore[arg-type]
+        self._positions.append(position)
+        self._pending.append(payload if isinstance(payload, bytes) else payload.encode())
+        self._rows.append(None if rows is None else marshal.dumps(rows))
         if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
         elif not self._flush_planned:
@@ -297,12 +306,14 @@ class ResultWriter:
         if not self._pending or self.error is not None:
             return
         try:
-            self._send.send_bytes(_frame(self._pending))
+            self._send.send_bytes(_frame(self._positions, self._pending, self._rows))
         except (BrokenPipeError, OSError):
             self._read_reply()
             if self.error is None:
                 self.error = StoreError("the result writer stopped unexpectedly")
         self._pending.clear()
+        self._rows.clear()
+        del self._positions[:]
 
     def _read_reply(self) -> None:
         try:
