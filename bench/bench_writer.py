@@ -232,8 +232,8 @@ def write_frames(path: Path) -> None:
     chunks = []
     for first in range(0, len(texts), 64):
         span = range(first, min(first + 64, len(texts)))
-        if takes_rows(writer):  # positions, JSON, rows (marshalled each, as add does)
-            rows = [None if texts[i][1] is None else marshal.dumps(texts[i][1]) for i in span]
+        if takes_rows(writer):  # positions, JSON, rows
+            rows = [texts[i][1] for i in span]
             chunks.append(writer._frame(array("q", span), [texts[i][0] for i in span], rows))
         elif hasattr(writer, "_frame"):  # before: framed by lengths
             chunks.append(writer._frame(array("q", span), [texts[i][0] for i in span]))

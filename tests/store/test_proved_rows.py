@@ -317,7 +317,7 @@ def test_a_hand_over_carries_rows_and_json_of_any_kind() -> None:
     pending = [(i, *encode_result(r)[1:]) for i, r in enumerate(results)]
     pending.append((2**40, single("from a test").model_dump_json().encode(), None))
     positions = array("q", [p for p, _, _ in pending])
-    rowses = [None if rows is None else marshal.dumps(rows) for _, _, rows in pending]
+    rowses = [rows for _, _, rows in pending]
     batch: list[Any] = []
     _unframe(_frame(positions, [payload for _, payload, _ in pending], rowses), batch)
     assert [position for position, _ in batch] == [p for p, _, _ in pending]

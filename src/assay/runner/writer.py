@@ -58,6 +58,9 @@ MIN_GAP_S = 0.04
 SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
 HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 GC_THRESHOLD = 20_000  # allocations between two young-generation collections, in the writer
+# marshal's current format (4): its short ASCII strings and back-references to repeated
+# values are cheaper to write and read than format 2's UTF-8 copy of every string
+_MARSHAL_VERSION = marshal.version
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
 Item = tuple[int, TestResult | Encoded | Prepared]
@@ -133,11 +136,11 @@ def _poller(inbox: Connection) -> Callable[[float], bool]:
     return lambda timeout: bool(poller.poll(timeout * 1000))
 
 
-def _frame(positions: array[int], payloads: list[bytes], rows: list[bytes | None]) -> bytes:
+def _frame(positions: array[int], payloads: list[bytes], rows: list[Handed | None]) -> bytes:
     """One hand-over of results, as ``marshal`` writes it (read back in C): their positions
-    (an array's bytes), their JSON, and each one's proved rows as ``marshal`` wrote them
-    (``ResultWriter.add``), or None."""
-    return marshal.dumps((positions.tobytes(), payloads, rows))
+    (an array's bytes), their JSON, and each one's proved rows (plain tuples and lists of
+    str, int, float, bool and None), or None."""
+    return marshal.dumps((positions.tobytes(), payloads, rows), _MARSHAL_VERSION)
 
 
 def _unframe(chunk: bytes, batch: list[Item]) -> None:
@@ -150,7 +153,7 @@ def _unframe(chunk: bytes, batch: list[Item]) -> None:
         if rows is None:
             batch.append((position, _decode(payload)))
         else:
-            batch.append((position, prepared_of(payload.decode(), marshal.loads(rows))))
+            batch.append((position, prepared_of(payload.decode(), rows)))
 
 
 def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], bool]) -> bool:
@@ -265,11 +268,9 @@ class ResultWriter:
                 name="assay-writer",
             )
             self._process.start()
-        # what ``_frame`` takes, kept apart, and each result's rows marshalled at once: no
-        # tuple or list per pending result for the collector to count, walk and promote
-        self._positions = array("q")
+        self._positions = array("q")  # what ``_frame`` takes
         self._pending: list[bytes] = []
-        self._rows: list[bytes | None] = []
+        self._rows: list[Handed | None] = []
         self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
         self.error: AssayError | None = None
@@ -289,7 +290,7 @@ class ResultWriter:
             self._oldest = time.monotonic()
         self._positions.append(position)
         self._pending.append(payload if isinstance(payload, bytes) else payload.encode())
-        self._rows.append(None if rows is None else marshal.dumps(rows))
+        self._rows.append(rows)
         if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
         elif not self._flush_planned:
