@@ -18,7 +18,8 @@ with this one, so load on the machine hits both alike; figures are medians of ``
 
 ``--profile N`` instead runs, in this interpreter, what the forked writer does with N results
 (SQLite), deterministically, for callgrind: hand-overs of 64 results made as the run process
-makes them, read and decoded three at a time (batches of 192) and stored with
+makes them (in another process, with the rows it proves if the tree proves any: only the
+writer's work is counted), read and decoded three at a time (batches of 192) and stored with
 ``store_batch``, the writer's gc settings and adapters on. The slope of two N is the
 writer's instructions per result (``--src`` runs another tree):
 
@@ -45,7 +46,10 @@ PG_ROLES = ("postgres", "root")
 
 
 def write_payloads(path: Path, n: int, turns: int) -> None:
-    """N encoded results, one JSON per line, in the shape ``assay run`` stores."""
+    """N encoded results in the shape ``assay run`` stores: a ``marshal`` list of (JSON
+    bytes, the rows handed over with it or None: None from a tree that hands none)."""
+    import marshal
+
     from assay.results import TurnResult, rollup_multi_turn, single_turn_result
     from assay.results.models import MetricResult, TokenUsage, ToolInvocation
     from assay.runner.writer import encode_result
@@ -73,14 +77,31 @@ def write_payloads(path: Path, n: int, turns: int) -> None:
         )
 
     stamp = "2026-11-30T16:15:12.798+00:00"
-    with path.open("w") as out:
-        for i in range(n):
-            if turns == 1:
-                result = single_turn_result(f"data:row{i + 2}", turn(i, 0), stamp)
-            else:
-                parts = [turn(i, t) for t in range(turns)]
-                result = rollup_multi_turn(f"data:s{i}", parts, stamp)
-            out.write(encode_result(result)[1] + "\n")
+    encoded = []
+    for i in range(n):
+        if turns == 1:
+            result = single_turn_result(f"data:row{i + 2}", turn(i, 0), stamp)
+        else:
+            parts = [turn(i, t) for t in range(turns)]
+            result = rollup_multi_turn(f"data:s{i}", parts, stamp)
+        made = encode_result(result)
+        payload, rows = made[1], made[2] if len(made) > 2 else None
+        encoded.append((payload.encode() if isinstance(payload, str) else payload, rows))
+    path.write_bytes(marshal.dumps(encoded))
+
+
+def read_payloads(path: Path) -> list[tuple[bytes, Any]]:
+    import marshal
+
+    payloads: list[tuple[bytes, Any]] = marshal.loads(path.read_bytes())
+    return payloads
+
+
+def takes_rows(writer: Any) -> bool:
+    """Whether the tree's writer takes rows handed over (``ResultWriter.add``'s third)."""
+    import inspect
+
+    return len(inspect.signature(writer.ResultWriter.add).parameters) > 3
 
 
 def child(src: str, url: str, payloads: str, mode: str) -> None:
@@ -93,30 +114,40 @@ def child(src: str, url: str, payloads: str, mode: str) -> None:
     import time
 
     from assay.results.models import RunInfo
+    from assay.runner import writer as writing
     from assay.runner.writer import ResultWriter, _decode, store_batch
     from assay.store import open_store
 
-    lines = Path(payloads).read_bytes().splitlines()
+    lines = read_payloads(Path(payloads))
+    if not takes_rows(writing):  # another tree: the JSON only
+        lines = [(payload, None) for payload, _ in lines]
     store = open_store(url)
     store.create_run(RunInfo(id="bench", suite_name="s", started_at="t", assay_version="0"))
     kind, _, figure = mode.partition(":")
+    rows_of = getattr(sys.modules["assay.store._rows"], "prepared_of", None)
     if kind == "direct":
         batch = int(figure)
         start = time.process_time()
         for first in range(0, len(lines), batch):
             chunk = lines[first : first + batch]
-            items = [(first + i, _decode(p)) for i, p in enumerate(chunk)]
+            if rows_of is None:
+                items = [(first + i, _decode(p)) for i, (p, _) in enumerate(chunk)]
+            else:
+                items = [
+                    (first + i, _decode(p) if r is None else rows_of(p.decode(), r))
+                    for i, (p, r) in enumerate(chunk)
+                ]
             assert not store_batch(store, "bench", items)
         spent = time.process_time() - start
     else:
-        texts = [line.decode() for line in lines]
+        texts = [(p, r) if rows_of else (p.decode(),) for p, r in lines]
         per_tick = max(1, int(figure) // 100)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         writer = ResultWriter(store.reopen, "bench", in_process=True)
         tick = time.monotonic()
         for first in range(0, len(texts), per_tick):
             for position in range(first, min(first + per_tick, len(texts))):
-                writer.add(position, texts[position])
+                writer.add(position, *texts[position])
             writer._flush()  # what the event loop's end of turn does
             tick += 0.01
             time.sleep(max(0.0, tick - time.monotonic()))
@@ -135,33 +166,26 @@ def profile(src: str, n: int, decode_only: bool = False) -> None:
     read and decoded, nothing stored (the store's share is the difference)."""
     sys.path.insert(0, src)
     import gc
+    import marshal
     import sqlite3
-    from array import array
 
     from assay.results.models import RunInfo
     from assay.runner import writer
     from assay.store import open_store
 
     with tempfile.TemporaryDirectory() as folder:
-        payloads, path = Path(folder) / "payloads.jsonl", Path(folder) / "store.db"
+        payloads, path = Path(folder) / "payloads.marshal", Path(folder) / "store.db"
         code = (  # in another process: only the writer's work is counted
             f"import sys; sys.path[:0] = [{src!r}, {str(Path(__file__).parent)!r}]; "
-            "from pathlib import Path; from bench_writer import write_payloads; "
-            f"write_payloads(Path({str(payloads)!r}), {n}, 1)"
+            "from pathlib import Path; from bench_writer import write_payloads, write_frames; "
+            f"write_payloads(Path({str(payloads)!r}), {n}, 1); "
+            f"write_frames(Path({str(payloads)!r}))"
         )
         subprocess.run([sys.executable, "-c", code], check=True)
-        texts = payloads.read_bytes().splitlines()
+        chunks = marshal.loads(payloads.read_bytes())  # the hand-overs: bytes, copied
         store = open_store(f"sqlite:///{path}")
         store.create_run(RunInfo(id="bench", suite_name="s", started_at="t", assay_version="0"))
         store.close()
-        chunks = []
-        for first in range(0, n, 64):
-            span = range(first, min(first + 64, n))
-            if hasattr(writer, "_frame"):  # framed by lengths
-                chunks.append(writer._frame(array("q", span), [texts[i] for i in span]))
-            else:  # before: split on a separator
-                sep = b"\x1e"
-                chunks.append(sep.join(b"%d %s" % (i, texts[i]) for i in span))
         pending = iter(chunks)
         handed = [0]
 
@@ -194,6 +218,29 @@ def profile(src: str, n: int, decode_only: bool = False) -> None:
         store.close()
         stored = sqlite3.connect(path).execute("SELECT count(*) FROM assay_test_results")
         assert stored.fetchone()[0] == (0 if decode_only else n)
+
+
+def write_frames(path: Path) -> None:
+    """The payloads at ``path`` replaced by the hand-overs the run process makes of them,
+    64 results each (with this tree's ``_frame``): a ``marshal`` list of bytes."""
+    import marshal
+    from array import array
+
+    from assay.runner import writer
+
+    texts = read_payloads(path)
+    chunks = []
+    for first in range(0, len(texts), 64):
+        span = range(first, min(first + 64, len(texts)))
+        if takes_rows(writer):  # positions, JSON, rows
+            rows = [texts[i][1] for i in span]
+            chunks.append(writer._frame(array("q", span), [texts[i][0] for i in span], rows))
+        elif hasattr(writer, "_frame"):  # before: framed by lengths
+            chunks.append(writer._frame(array("q", span), [texts[i][0] for i in span]))
+        else:  # before that: split on a separator
+            sep = b"\x1e"
+            chunks.append(sep.join(b"%d %s" % (i, texts[i][0]) for i in span))
+    path.write_bytes(marshal.dumps(chunks))
 
 
 def pg_role() -> str:
@@ -275,9 +322,9 @@ def main() -> None:
     spent: dict[tuple[str, str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        payloads = tmp / "payloads.jsonl"
+        payloads = tmp / "payloads.marshal"
         write_payloads(payloads, args.n, args.turns)
-        size = payloads.stat().st_size // args.n
+        size = sum(len(p) for p, _ in read_payloads(payloads)) // args.n
         print(f"{args.n} results of {args.turns} turn(s), ~{size} bytes of JSON each")
         for _ in range(args.repeat):
             for backend, mode in cases:

@@ -7,7 +7,8 @@ as far as PHASE goes:
 - ``decode``: the reply decoded (``json.loads``, ``reply_from_payload``): the baseline;
 - ``result``: + ``run_case`` on a target that hands the reply back at once (the turn's
   request and deadline, its fields, the metric scored, the TestResult);
-- ``json``: + ``encode_result`` (``storable_json``: the storable proof and the JSON);
+- ``json``: + ``encode_result`` (``storable_payload``: the storable proof and the JSON; and
+  the rows handed over with it, ``proved_rows``, in a tree that proves them);
 - ``tally``: + the summary's tally (``Tally.of``, ``SummaryBuilder.add_tally``) and what a
   quiet run's ``on_stored`` does with the result besides (``Shown.add``, the observer).
 
@@ -88,7 +89,8 @@ def run(n: int) -> None:  # in the measured process
             assert result.status == "passed", result.errors
             if stage < 2:
                 return text
-            stored, text = encode_result(result)
+            made = encode_result(result)  # (a tree that proves rows: and its rows)
+            stored, text = made[0], made[1]
             if stage < 3:
                 return text
             builder.add_tally(Tally.of(stored))
@@ -108,7 +110,8 @@ def run(n: int) -> None:  # in the measured process
             text = functools.reduce(one, range(n), text)
         return text
 
-    print(asyncio.run(phases()))
+    text = asyncio.run(phases())
+    print(text.decode() if isinstance(text, bytes) else text)  # bytes, or str in a tree before
 
 
 def instructions(src: str, n: int) -> list[int]:

@@ -52,7 +52,7 @@ def test_a_store_failure_in_the_writer_is_raised_in_the_run() -> None:
         writer.close()
 
 
-def test_a_hand_over_is_framed_by_lengths_whatever_the_json_holds() -> None:
+def test_a_hand_over_carries_each_json_whole_whatever_it_holds() -> None:
     from array import array
 
     from assay.runner.writer import Item, _frame, _unframe
@@ -62,7 +62,7 @@ def test_a_hand_over_is_framed_by_lengths_whatever_the_json_holds() -> None:
     made[1] = made[1].model_copy(update={"test_input": "12 \x1e 34 ", "agent_response": ""})
     texts = [r.model_dump_json() for r in made]
     batch: list[Item] = []
-    _unframe(_frame(array("q", [7, 2**40, 0]), [t.encode() for t in texts]), batch)
+    _unframe(_frame(array("q", [7, 2**40, 0]), [t.encode() for t in texts], [None] * 3), batch)
     assert [position for position, _ in batch] == [7, 2**40, 0]
     assert [item.payload for _, item in batch] == texts
     assert all(isinstance(item, Prepared) for _, item in batch)

@@ -45,7 +45,7 @@ def samples() -> list[TestResult]:
 
 
 def payloads() -> list[bytes]:
-    return [encode_result(result)[1].encode() for result in samples()]
+    return [encode_result(result)[1] for result in samples()]
 
 
 def assert_same(fast: Prepared | None, payload: bytes) -> None:

@@ -53,6 +53,7 @@ from assay.version import __version__
 if TYPE_CHECKING:
     from assay.models import ChatModel, ResponseCache
     from assay.store import Store  # SQLAlchemy: imported once the store is opened
+    from assay.store._rows import Handed
 
 
 def git_commit() -> str | None:
@@ -364,8 +365,10 @@ class RunJob:
         lost = Lost()
         try:
 
-            def on_stored(position: int, result: TestResult, payload: str) -> None:
-                writer.add(position, payload)  # handed to the store before anyone sees it
+            def on_stored(
+                position: int, result: TestResult, payload: bytes, rows: Handed | None
+            ) -> None:
+                writer.add(position, payload, rows)  # handed to the store before anyone sees it
                 builder.add(result)
                 shown.add(position, result)
                 self.observer.finished(result)
@@ -375,8 +378,8 @@ class RunJob:
 
             def on_encoded(item: Encoded) -> None:  # from a worker, tallied there
                 self._store_run()  # before its first result
-                position, payload, tally = item
-                writer.add(position, payload)  # handed to the store before anyone sees it
+                position, payload, tally, rows = item
+                writer.add(position, payload, rows)  # handed to the store before anyone sees it
                 builder.add_tally(tally)
                 if not self.observer.wants_results and not shown.keeps(tally.passed):
                     # nobody needs the whole result: it is not parsed back

@@ -9,7 +9,8 @@ counts it in the run's summary, need not parse it back.
 
 ``main(READ_FD, WRITE_FD)`` is a local worker process (``assay.runner.pool``): it reads the
 sys.path and the spec, then lists of (position, test index, repeat index) to run, from
-READ_FD, and writes lists of (position, result JSON, ``Tally``) to WRITE_FD (``serve``).
+READ_FD, and writes lists of (position, result JSON, ``Tally``, proved rows) to WRITE_FD
+(``serve``).
 A worker forked from the driver (``forked``) has the spec already. ``None`` means
 no more work; ``"stop"`` means stop now (the run was interrupted). The end of its input
 (the driver died) stops it too.
@@ -35,6 +36,7 @@ from assay.runner.plan import RunPlan
 from assay.runner.scheduler import run_cases, run_one
 from assay.runner.writer import encode_result
 from assay.secrets import REDACTOR
+from assay.store._rows import Handed
 
 if TYPE_CHECKING:
     from assay.models import ChatModel
@@ -44,13 +46,15 @@ Slot = tuple[int, int, int]  # (position, index of the test in ShardSpec.cases, 
 STOP = "stop"
 
 
-Encoded = tuple[int, str, Tally]  # (position, the result's JSON as the store takes it, ...)
+# (position, the result's JSON as the store takes it, its tally, its proved rows or None)
+Encoded = tuple[int, bytes, Tally, Handed | None]
 
 
-def encoded(position: int, result: TestResult) -> Encoded:
-    """The result made storable, serialised (``encode_result``) and tallied."""
-    stored, payload = encode_result(result)
-    return position, payload, Tally.of(stored)
+def encoded(position: int, result: TestResult, rows: bool = True) -> Encoded:
+    """The result made storable, serialised and its rows proved (``encode_result``), and
+    tallied. ``rows`` False: handed over without rows (the driver's writer validates it)."""
+    stored, payload, handed = encode_result(result)
+    return position, payload, Tally.of(stored), handed if rows else None
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,9 @@ async def run_slots(
         work = [(position, spec.cases[index], r) for position, index, r in slots]
 
         def on_result(position: int, result: TestResult) -> None:
-            emit(encoded(position, result))
+            # without rows: a Ray task may run another install of assay than the driver's,
+            # so the driver's writer validates what it sends instead of trusting its rows
+            emit(encoded(position, result, rows=False))
 
         await run_cases(work, shard.target, shard.settings, spec.concurrency, on_result)
 

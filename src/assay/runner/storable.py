@@ -19,6 +19,12 @@ its turn, so ``storable`` first tries to prove, mostly in C, that the walk would
 nothing (``_clean_json``): a type check of the few free-form values, then one search of the
 result's JSON for every other reason to change it. Whatever it cannot prove clean is walked.
 
+``storable_payload`` (the run's ``encode_result``) also proves, for the usual single-turn
+result, that its JSON validates as TestResult into exactly the values the model holds
+(``proved_rows``: every value's exact type checked, which covers the free-form check), and
+reads from the model the store's rows the writer would read from that JSON: the writer then
+stores them without parsing the JSON.
+
 ``storable_text`` is the same treatment for one string: resume compares the names it plans
 with the stored ones through it, so a cleaned or masked name is not re-run forever.
 """
@@ -31,13 +37,15 @@ import math
 import re
 import types
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic_core import to_json, to_jsonable_python
 
-from assay.results.models import TestResult
+from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation
 from assay.secrets import REDACTOR
+from assay.store._rows import Handed, Row, _parsed_to_json
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_DEPTH = 64  # free-form data nested deeper is stored as text
@@ -549,6 +557,11 @@ def _clean_json(result: TestResult) -> bytes | None:
     searched for."""
     if not _plain_free_form(result):
         return None
+    return _clean_text(result)
+
+
+def _clean_text(result: TestResult) -> bytes | None:
+    """``_clean_json``'s search of the JSON, for a result whose values are proved plain."""
     try:
         text = to_json(result)
     except Exception:  # a surrogate, or anything else: the walk says what
@@ -567,6 +580,265 @@ def _clean_json(result: TestResult) -> bytes | None:
     return text
 
 
+# -- the rows the writer would read from a result's JSON, proved in the run process ---------
+
+_ROOM = _FREE_FORM_DEPTH
+_TEST_TYPES = frozenset(get_args(TestResult.model_fields["test_type"].annotation))
+_STATUSES = frozenset(get_args(TestResult.model_fields["status"].annotation))
+_KINDS = frozenset(get_args(MetricResult.model_fields["kind"].annotation))
+_SCALE = "0-1"
+# the fields ``proved_rows`` reads, in the order it reads them, of each model it knows: a
+# model with other fields, or in another order (a newer one), is never proved
+_KNOWN: dict[type[BaseModel], tuple[str, ...]] = {
+    TestResult: (
+        *("test_name", "test_type", "test_input", "agent_response", "processed_files"),
+        *("tool_calls", "tool_invocations", "expected_tools", "tools_matched"),
+        *("arg_match_details", "ground_truth", "metric_results", "metrics_not_run", "passed"),
+        *("status", "execution_time_ms", "time_to_first_token_ms", "token_usage", "errors"),
+        *("warnings", "timestamp", "turns", "trace", "repeat_index", "tags"),
+    ),
+    ToolInvocation: ("name", "args", "result", "bytes", "duration_ms", "error"),
+    MetricResult: (
+        *("metric_name", "kind", "score", "threshold", "passed", "scale", "error"),
+        *("retry_count", "evaluation_time_ms", "model_used", "reasoning", "dimension"),
+        "details",
+    ),
+    TokenUsage: (
+        *("prompt_tokens", "completion_tokens", "total_tokens", "cache_creation_tokens"),
+        "cache_read_tokens",
+    ),
+}
+_PROVABLE = all(tuple(cls.model_fields) == names for cls, names in _KNOWN.items()) and (
+    get_args(MetricResult.model_fields["scale"].annotation) == (_SCALE,)
+)
+# each model's fields in that order, read in one call
+_TEST_FIELDS, _TOOL_FIELDS, _METRIC_FIELDS, _USAGE_FIELDS = (
+    itemgetter(*_KNOWN[cls]) for cls in (TestResult, ToolInvocation, MetricResult, TokenUsage)
+)
+
+
+def _texts(items: Any) -> bool:
+    """A list of exactly str."""
+    if type(items) is not list:
+        return False
+    for item in items:  # noqa: SIM110 (a loop: no generator made per call)
+        if type(item) is not str:
+            return False
+    return True
+
+
+def _text_items(mapping: dict[Any, Any]) -> bool:
+    """A dict of exactly str to exactly str."""
+    for key, value in mapping.items():
+        if type(key) is not str or type(value) is not str:
+            return False
+    return True
+
+
+def proved_rows(result: TestResult) -> Handed | None:
+    """The rows the writer reads from ``result``'s JSON (``store._rows.prepare_json``: the
+    JSON validated as TestResult, its rows read from it), read from the model itself, when
+    that JSON is proved to validate into exactly the model's values; else None.
+
+    Proved: a single-turn result (no turns, attached files, asserted tools or argument
+    details), it and every model it holds exactly of its class with exactly its fields,
+    each value of exactly the type its field validates to (a str, an int within 64 bits,
+    a finite float, a bool, None where allowed, a literal's own values, lists of exactly
+    those, free-form data plain as ``_plain_free_form`` has it; an int is taken in a float
+    field only where no row reads it: validation makes it a float). Every value
+    ``_plain_free_form`` checks is checked here the same way or stricter, so a result proved
+    here needs only the JSON's search (``_clean_text``). Each value is read once (the
+    fields of a model in one ``itemgetter`` call) and checked in straight-line code."""
+    if type(result) is not TestResult or not _PROVABLE:
+        return None
+    fields = result.__dict__
+    if len(fields) != 25:  # and every one of them read below: exactly the fields
+        return None
+    try:
+        (
+            name,
+            test_type,
+            test_input,
+            response,
+            files,
+            tool_calls,
+            calls,
+            expected,
+            matched,
+            details,
+            ground_truth,
+            measured,
+            not_run,
+            passed,
+            status,
+            elapsed,
+            ttft,
+            usage,
+            errors,
+            warnings,
+            timestamp,
+            turns,
+            trace,
+            repeat_index,
+            tags,
+        ) = _TEST_FIELDS(fields)
+    except KeyError:  # a field missing: not exactly the model's fields
+        return None
+    if not (
+        turns is None
+        and expected is None
+        and details is None
+        and type(files) is list
+        and not files
+        and type(name) is str
+        and type(test_type) is str
+        and test_type in _TEST_TYPES
+        and type(test_input) is str
+        and (response is None or type(response) is str)
+        and (ground_truth is None or type(ground_truth) is str)
+        and (matched is None or matched is True or matched is False)
+        and (passed is True or passed is False)
+        and type(status) is str
+        and status in _STATUSES
+        and type(elapsed) is int
+        and INT64_MIN <= elapsed <= INT64_MAX
+        and (ttft is None or (type(ttft) is int and INT64_MIN <= ttft <= INT64_MAX))
+        and type(repeat_index) is int
+        and INT64_MIN <= repeat_index <= INT64_MAX
+        and type(timestamp) is str
+        and type(errors) is list
+        and (not errors or _texts(errors))
+        and type(tool_calls) is list
+        and (not tool_calls or _texts(tool_calls))
+        and type(warnings) is list
+        and (not warnings or _texts(warnings))
+        and type(tags) is list
+        and (not tags or _texts(tags))
+        and type(not_run) is dict
+        and (not not_run or _text_items(not_run))
+        and (trace is None or (type(trace) is dict and _plain_tree(trace, _ROOM)))
+        and type(calls) is list
+        and type(measured) is list
+    ):
+        return None
+    tokens = None
+    if usage is not None:
+        counts = usage.__dict__
+        if type(usage) is not TokenUsage or len(counts) != 5:
+            return None
+        try:
+            prompt, completion, tokens, created, read = _USAGE_FIELDS(counts)
+        except KeyError:
+            return None
+        if not (
+            type(prompt) is int
+            and type(completion) is int
+            and type(tokens) is int
+            and type(created) is int
+            and type(read) is int
+            and INT64_MIN <= prompt <= INT64_MAX
+            and INT64_MIN <= completion <= INT64_MAX
+            and INT64_MIN <= tokens <= INT64_MAX
+            and INT64_MIN <= created <= INT64_MAX
+            and INT64_MIN <= read <= INT64_MAX
+        ):
+            return None
+    tools: list[Row] = []
+    for i, call in enumerate(calls):
+        if type(call) is not ToolInvocation:
+            return None
+        values = call.__dict__
+        try:
+            tool, args, output, size, duration, error = _TOOL_FIELDS(values)
+        except KeyError:
+            return None
+        kind = type(output)
+        if not (
+            len(values) == 6
+            and type(tool) is str
+            and type(args) is dict
+            and (not args or _plain_tree(args, _ROOM))
+            and (
+                output is None
+                or kind is str
+                or kind is bool
+                or (kind is int and INT64_MIN <= output <= INT64_MAX)
+                or _plain_tree(output, _ROOM)
+            )
+            and (size is None or (type(size) is int and INT64_MIN <= size <= INT64_MAX))
+            and (duration is None or (type(duration) is float and _isfinite(duration)))
+            and (error is None or type(error) is str)
+        ):
+            return None
+        text = _parsed_to_json(args) if args else "{}"
+        tools.append((0, i, tool, text, size, duration, error))
+    metrics: list[Row] = []
+    for seq, metric in enumerate(measured):
+        if type(metric) is not MetricResult:
+            return None
+        values = metric.__dict__
+        try:
+            (
+                metric_name,
+                kind,
+                score,
+                threshold,
+                verdict,
+                scale,
+                error,
+                retries,
+                took,
+                model,
+                reasoning,
+                dimension,
+                details,
+            ) = _METRIC_FIELDS(values)
+        except KeyError:
+            return None
+        if not (
+            len(values) == 13
+            and type(metric_name) is str
+            and type(kind) is str
+            and kind in _KINDS
+            and (score is None or (type(score) is float and _isfinite(score)))
+            and (threshold is None or (type(threshold) is float and _isfinite(threshold)))
+            and (verdict is None or verdict is True or verdict is False)
+            and type(scale) is str
+            and scale == _SCALE
+            and (error is None or type(error) is str)
+            and type(retries) is int
+            and INT64_MIN <= retries <= INT64_MAX
+            and (
+                (type(took) is float and _isfinite(took))
+                or (type(took) is int and INT64_MIN <= took <= INT64_MAX)
+            )
+            and (model is None or type(model) is str)
+            and (reasoning is None or type(reasoning) is str)
+            and (dimension is None or type(dimension) is str)
+            and (details is None or (type(details) is dict and _plain_tree(details, _ROOM)))
+        ):
+            return None
+        row = (seq, None, metric_name, kind, dimension, score, threshold, verdict, error)
+        metrics.append((*row, model, reasoning))
+    text = _parsed_to_json(errors) if errors else "[]"
+    count = len(errors)
+    # _rows._from_dict's layout: the test row (its payload added by the writer), the turn's
+    test = (
+        name,
+        repeat_index,
+        test_type,
+        status,
+        passed,
+        matched,
+        elapsed,
+        tokens,
+        count,
+        timestamp,
+    )
+    turn = (0, test_input, response, ground_truth, passed, False, matched, elapsed, tokens, text)
+    return test, [turn], metrics, tools
+
+
 def storable(result: TestResult) -> TestResult:
     """``result`` with every value storable and every known secret masked; each change is
     appended to its ``warnings``. The same object when there was nothing to change."""
@@ -582,6 +854,19 @@ def storable_json(result: TestResult) -> tuple[TestResult, str]:
         return result, text.decode()
     fixed = _walked(result)
     return fixed, fixed.model_dump_json()
+
+
+def storable_payload(result: TestResult) -> tuple[TestResult, bytes, Handed | None]:
+    """``storable_json``, with the JSON as the bytes it is made as (the writer's hand-over
+    takes bytes), and the rows the writer would read from it when they are proved
+    (``proved_rows``: then ``result`` is returned as it is, its JSON unchanged by the walk);
+    a result the walk changed has none."""
+    rows = proved_rows(result)
+    text = _clean_json(result) if rows is None else _clean_text(result)
+    if text is not None:
+        return result, text, rows
+    fixed = _walked(result)
+    return fixed, fixed.__pydantic_serializer__.to_json(fixed), None
 
 
 def _walked(result: TestResult) -> TestResult:

@@ -3,10 +3,12 @@ the agents spends no time (and holds no GIL) on the database.
 
 The loop makes each result storable and serialises it (``encode_result``), and hands the
 bytes over at the end of each turn of the event loop (or every SEND_EVERY results): a
-result is never held back waiting for others. A forked writer process validates each one
-as TestResult would and reads its rows from it without making the model
-(``store._rows.prepare_json``; one that does not validate takes the model's way, and
-becomes that test's error), stores the JSON as it came, never serialised again, and
+result is never held back waiting for others. A result whose rows the loop proved are what
+its JSON would give (``storable.proved_rows``: the usual single-turn result) is handed over
+with them, and the writer stores them as they came, parsing nothing. The writer
+validates any other as TestResult would and reads its rows from it without making the
+model (``store._rows.prepare_json``; one that does not validate takes the model's way, and
+becomes that test's error). It stores the JSON as it came, never serialised again, and
 commits what it has at once, or MIN_GAP_S after its previous commit when results keep
 coming (batches of up to BATCH_SIZE), so a result is durable within about 50 ms of its test
 finishing and a run killed at any moment repeats, on resume, little more than the tests
@@ -30,6 +32,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import marshal
 import multiprocessing
 import select
 import signal
@@ -43,9 +46,9 @@ from typing import Any
 from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.forking import let_go_of_signals, signals_held, single_threaded
-from assay.runner.storable import storable_json, unstorable
+from assay.runner.storable import storable_payload, unstorable
 from assay.store._lock import HEARTBEAT_S, RunHolder
-from assay.store._rows import Encoded, Prepared, prepare_json
+from assay.store._rows import Encoded, Handed, Prepared, prepare_json, prepared_of
 
 BATCH_SIZE = 512
 # between two commits: a result waits at most this long (and the commit), so it is durable
@@ -55,21 +58,25 @@ MIN_GAP_S = 0.04
 SEND_EVERY = 64  # results the run process hands over at once, at most (more go in the next)
 HOLD_MAX_S = 0.005  # nor does it hold one longer, even within one busy turn of the event loop
 GC_THRESHOLD = 20_000  # allocations between two young-generation collections, in the writer
-_WORD = array("q").itemsize  # a hand-over's head: count, positions, lengths (native order)
+# marshal's current format (4): its short ASCII strings and back-references to repeated
+# values are cheaper to write and read than format 2's UTF-8 copy of every string
+_MARSHAL_VERSION = marshal.version
 
 StoreFactory = Callable[[], Any]  # () -> an open assay.store.Store
 Item = tuple[int, TestResult | Encoded | Prepared]
 
 
-def encode_result(result: TestResult) -> tuple[TestResult, str]:
-    """The result as it will be stored and shown, and its JSON: every value made storable
-    and every known secret masked (``storable_json``: one walk, or a proof that none is
-    needed) before it is serialised, once."""
+def encode_result(result: TestResult) -> tuple[TestResult, bytes, Handed | None]:
+    """The result as it will be stored and shown, its JSON, and its rows when they are
+    proved to be what the writer would read from that JSON (``storable.proved_rows``;
+    then the writer parses nothing): every value made storable and every known secret
+    masked (``storable_payload``: one walk, or a proof that none is needed) before it is
+    serialised, once. A result the walk changed is handed over without rows."""
     try:
-        return storable_json(result)
+        return storable_payload(result)
     except Exception as exc:  # storable() should leave nothing that fails; if it did, one test
         kept = unstorable(result, f"{type(exc).__name__}: {exc}")
-        return kept, kept.model_dump_json()
+        return kept, kept.__pydantic_serializer__.to_json(kept), None
 
 
 def _why(exc: BaseException) -> str:
@@ -129,25 +136,24 @@ def _poller(inbox: Connection) -> Callable[[float], bool]:
     return lambda timeout: bool(poller.poll(timeout * 1000))
 
 
-def _frame(positions: array[int], payloads: list[bytes]) -> bytes:
-    """One hand-over of results: how many, their positions, the lengths of their JSON, then
-    the JSON texts one after the other (framed by lengths: the writer slices them out
-    without scanning the text for a separator)."""
-    head = array("q", (len(payloads),))
-    head += positions
-    head.extend(map(len, payloads))
-    return b"".join((head.tobytes(), *payloads))
+def _frame(positions: array[int], payloads: list[bytes], rows: list[Handed | None]) -> bytes:
+    """One hand-over of results, as ``marshal`` writes it (read back in C): their positions
+    (an array's bytes), their JSON, and each one's proved rows (plain tuples and lists of
+    str, int, float, bool and None), or None."""
+    return marshal.dumps((positions.tobytes(), payloads, rows), _MARSHAL_VERSION)
 
 
 def _unframe(chunk: bytes, batch: list[Item]) -> None:
-    """Add each result of a hand-over (``_frame``) to the batch."""
-    count = array("q", chunk[:_WORD])[0]
-    start = _WORD * (1 + 2 * count)
-    head = array("q", chunk[_WORD:start])
-    for position, length in zip(head[:count], head[count:], strict=True):
-        end = start + length
-        batch.append((position, _decode(chunk[start:end])))
-        start = end
+    """Add each result of a hand-over (``_frame``) to the batch: one handed over with its
+    rows as they are (``prepared_of``: nothing parsed), any other decoded (``_decode``)."""
+    head, payloads, rowses = marshal.loads(chunk)
+    positions = array("q")
+    positions.frombytes(head)
+    for position, payload, rows in zip(positions, payloads, rowses, strict=True):
+        if rows is None:
+            batch.append((position, _decode(payload)))
+        else:
+            batch.append((position, prepared_of(payload.decode(), rows)))
 
 
 def _read_ready(inbox: Connection, batch: list[Item], ready: Callable[[float], bool]) -> bool:
@@ -262,27 +268,29 @@ class ResultWriter:
                 name="assay-writer",
             )
             self._process.start()
+        self._positions = array("q")  # what ``_frame`` takes
         self._pending: list[bytes] = []
-        self._positions = array("q")
+        self._rows: list[Handed | None] = []
         self._oldest = 0.0  # when the oldest pending result was added
         self._flush_planned = False
         self.error: AssayError | None = None
         self.written = 0
         self.replaced: list[int] = []
 
-    def add(self, position: int, payload: str) -> None:
-        """Hand over a result's JSON (from ``encode_result``) to be stored: when the event
-        loop finishes its current turn (results finished together go together), at
-        SEND_EVERY results or after HOLD_MAX_S; without a running loop, at SEND_EVERY or
-        ``close``. A failure the writer reported is raised here, at the first ``add`` after
-        a hand-over saw it (polled once per hand-over, not per result: a poll is a system
-        call)."""
+    def add(self, position: int, payload: bytes | str, rows: Handed | None = None) -> None:
+        """Hand over a result's JSON (from ``encode_result``, with its proved rows if any)
+        to be stored: when the event loop finishes its current turn (results finished
+        together go together), at SEND_EVERY results or after HOLD_MAX_S; without a running
+        loop, at SEND_EVERY or ``close``. A failure the writer reported is raised here, at
+        the first ``add`` after a hand-over saw it (polled once per hand-over, not per
+        result: a poll is a system call)."""
         if self.error is not None:
             raise self.error
         if not self._pending:
             self._oldest = time.monotonic()
         self._positions.append(position)
-        self._pending.append(payload.encode())
+        self._pending.append(payload if isinstance(payload, bytes) else payload.encode())
+        self._rows.append(rows)
         if len(self._pending) >= SEND_EVERY or time.monotonic() - self._oldest > HOLD_MAX_S:
             self._flush()
         elif not self._flush_planned:
@@ -299,12 +307,13 @@ class ResultWriter:
         if not self._pending or self.error is not None:
             return
         try:
-            self._send.send_bytes(_frame(self._positions, self._pending))
+            self._send.send_bytes(_frame(self._positions, self._pending, self._rows))
         except (BrokenPipeError, OSError):
             self._read_reply()
             if self.error is None:
                 self.error = StoreError("the result writer stopped unexpectedly")
         self._pending.clear()
+        self._rows.clear()
         del self._positions[:]
 
     def _read_reply(self) -> None:

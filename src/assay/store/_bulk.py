@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Iterable
-from itertools import chain, compress, cycle
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import Connection
@@ -211,9 +211,12 @@ class BatchWriter:
         True or all False is written into the statements (``_literals``)."""
         width = len(columns)
         literals = _literals(table, width, values)
-        if literals is not None:
-            values = list(compress(values, cycle([literal is None for literal in literals])))
-            width = literals.count(None)
+        if literals is not None:  # the bound columns' values, a column at a time
+            bound = [j for j, literal in enumerate(literals) if literal is None]
+            kept: list[Any] = [None] * (len(values) // width * len(bound))
+            for slot, j in enumerate(bound):
+                kept[slot :: len(bound)] = values[j::width]
+            values, width = kept, len(bound)
         chunk = ROWS_PER_INSERT
         while chunk * width > 999:
             chunk //= 2

@@ -346,3 +346,21 @@ def prepare(payload: str, result: TestResult) -> Prepared:
         [_cleaned(row, _TOOL_TEXTS) for row in rows.tools],
         result,
     )
+
+
+# -- handed over by the run process: rows proved, nothing to parse -----------------------
+
+# A single-turn result's rows as the run process hands them to the writer beside its JSON
+# (``assay.runner.storable.proved_rows``): its test row without the payload, then its turn,
+# metric and tool rows, each without its leading values, as ``prepare_json`` of that JSON
+# gives them (``_from_dict``'s layout).
+Handed = tuple[Row, list[Row], list[Row], list[Row]]
+
+
+def prepared_of(payload: str, handed: Handed) -> Prepared:
+    """A result's ``Prepared`` from its JSON and the rows handed over with it: nothing
+    parsed."""
+    test, turns, metrics, tools = handed
+    return tuple.__new__(
+        Prepared, (test[0], test[1], test[4], (*test, payload), turns, metrics, tools, None)
+    )
