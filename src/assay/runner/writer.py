@@ -248,6 +248,7 @@ class ResultWriter:
         context = multiprocessing.get_context("fork")  # inherits the imports: starts in ms
         receive, self._send = context.Pipe(duplex=False)
         self._replies, reply = context.Pipe(duplex=False)
+        self._replied = _poller(self._replies)  # polled at each hand-over: kept, not made
         self._process: multiprocessing.process.BaseProcess | threading.Thread
         if self.in_process:
             with signals_held() as mask:  # until the child has let go of the parent's
@@ -302,7 +303,7 @@ class ResultWriter:
 
     def _flush(self) -> None:
         self._flush_planned = False
-        if self.error is None and self._replies.poll():
+        if self.error is None and self._replied(0):
             self._read_reply()
         if not self._pending or self.error is not None:
             return
