@@ -23,8 +23,6 @@ checked for the same output.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _callgrind import reduce_totals  # noqa: E402
 from mock_agent import REPLY  # noqa: E402
 
 URL = "http://127.0.0.1:9/chat"
@@ -107,35 +106,7 @@ def run(n: int) -> None:  # in the measured process
 
 
 def instructions(src: str, n: int) -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "cg.out"
-        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": src}
-        subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                "--collect-atstart=no",
-                "--toggle-collect=functools_reduce",
-                "--dump-after=functools_reduce",
-                sys.executable,
-                __file__,
-                "--run",
-                str(n),
-            ],
-            env=env,
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        dumps = sorted(
-            (p for p in Path(folder).iterdir() if re.fullmatch(r"cg\.out\.\d+", p.name)),
-            key=lambda p: int(p.name.rsplit(".", 1)[1]),
-        )
-        for line in dumps[-1].read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-        raise ValueError("no totals")
+    return reduce_totals(__file__, src, n)[-1]
 
 
 def main() -> None:

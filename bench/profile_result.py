@@ -26,8 +26,6 @@ a check of its last result (its JSON), so two trees can be compared for identica
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _callgrind import reduce_totals  # noqa: E402
+
 PHASES = ("decode", "result", "json", "tally")
 REPLY = (
     '{"response": "42", "tool_invocations": [{"name": "lookup", "args": {"q": "x"}, '
@@ -116,38 +118,7 @@ def run(n: int) -> None:  # in the measured process
 
 def instructions(src: str, n: int) -> list[int]:
     """Each phase's instructions over n tests."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "cg.out"
-        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": src}
-        subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                "--collect-atstart=no",
-                "--toggle-collect=functools_reduce",
-                "--dump-after=functools_reduce",
-                sys.executable,
-                __file__,
-                "--run",
-                str(n),
-            ],
-            env=env,
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        dumps = sorted(
-            (p for p in Path(folder).iterdir() if re.fullmatch(r"cg\.out\.\d+", p.name)),
-            key=lambda p: int(p.name.rsplit(".", 1)[1]),
-        )
-        totals = []
-        for dump in dumps[-len(PHASES) :]:  # the last reduce calls are the phases
-            for line in dump.read_text().splitlines():
-                if line.startswith("summary:") or line.startswith("totals:"):
-                    totals.append(int(line.split()[1]))
-                    break
-        return totals
+    return reduce_totals(__file__, src, n)[-len(PHASES) :]  # the last reduce calls
 
 
 def slopes(src: str, n: int) -> dict[str, float]:
