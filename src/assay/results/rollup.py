@@ -292,7 +292,7 @@ _SINGLE_TURN_GIVEN = frozenset(
 )
 
 
-def _all(items: Any, kind: type) -> bool:
+def all_exactly(items: Any, kind: type) -> bool:
     """``items`` is a list of exactly ``kind``s."""
     if type(items) is not list:
         return False
@@ -341,12 +341,12 @@ def _exact_single_turn(
         and get("arg_match_details") is None
         and type(not_run) is dict
         and not not_run
-        and _all(files, ProcessedFile)
-        and _all(calls, str)
-        and _all(invocations, ToolInvocation)
-        and _all(metrics, MetricResult)
-        and _all(errors, str)
-        and _all(tags, str)
+        and all_exactly(files, ProcessedFile)
+        and all_exactly(calls, str)
+        and all_exactly(invocations, ToolInvocation)
+        and all_exactly(metrics, MetricResult)
+        and all_exactly(errors, str)
+        and all_exactly(tags, str)
         and all(key in ("repeat_index", "tags") for key in extra)
     ):
         return None

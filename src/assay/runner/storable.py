@@ -44,6 +44,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json, to_jsonable_python
 
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation
+from assay.results.rollup import all_exactly
 from assay.secrets import REDACTOR
 from assay.store._rows import Handed, Row, _parsed_to_json
 
@@ -617,16 +618,6 @@ _TEST_FIELDS, _TOOL_FIELDS, _METRIC_FIELDS, _USAGE_FIELDS = (
 )
 
 
-def _texts(items: Any) -> bool:
-    """A list of exactly str."""
-    if type(items) is not list:
-        return False
-    for item in items:  # noqa: SIM110 (a loop: no generator made per call)
-        if type(item) is not str:
-            return False
-    return True
-
-
 def _text_items(mapping: dict[Any, Any]) -> bool:
     """A dict of exactly str to exactly str."""
     for key, value in mapping.items():
@@ -707,13 +698,13 @@ def proved_rows(result: TestResult) -> Handed | None:
         and INT64_MIN <= repeat_index <= INT64_MAX
         and type(timestamp) is str
         and type(errors) is list
-        and (not errors or _texts(errors))
+        and (not errors or all_exactly(errors, str))
         and type(tool_calls) is list
-        and (not tool_calls or _texts(tool_calls))
+        and (not tool_calls or all_exactly(tool_calls, str))
         and type(warnings) is list
-        and (not warnings or _texts(warnings))
+        and (not warnings or all_exactly(warnings, str))
         and type(tags) is list
-        and (not tags or _texts(tags))
+        and (not tags or all_exactly(tags, str))
         and type(not_run) is dict
         and (not not_run or _text_items(not_run))
         and (trace is None or (type(trace) is dict and _plain_tree(trace, _ROOM)))
