@@ -840,18 +840,15 @@ def storable(result: TestResult) -> TestResult:
 
 def storable_json(result: TestResult) -> tuple[TestResult, str]:
     """``storable(result)`` and its ``model_dump_json()``, serialising a clean result once."""
-    text = _clean_json(result)
-    if text is not None:
-        return result, text.decode()
-    fixed = _walked(result)
-    return fixed, fixed.model_dump_json()
+    fixed, payload, _ = storable_payload(result)
+    return fixed, payload.decode()
 
 
 def storable_payload(result: TestResult) -> tuple[TestResult, bytes, Handed | None]:
-    """``storable_json``, with the JSON as the bytes it is made as (the writer's hand-over
-    takes bytes), and the rows the writer would read from it when they are proved
-    (``proved_rows``: then ``result`` is returned as it is, its JSON unchanged by the walk);
-    a result the walk changed has none."""
+    """``storable(result)`` and its JSON as the bytes it is made as (the writer's hand-over
+    takes bytes), serialising a clean result once, and the rows the writer would read from
+    it when they are proved (``proved_rows``: then ``result`` is returned as it is, its JSON
+    unchanged by the walk); a result the walk changed has none."""
     rows = proved_rows(result)
     text = _clean_json(result) if rows is None else _clean_text(result)
     if text is not None:
