@@ -202,6 +202,37 @@ def test_a_model_missing_a_field_or_of_a_subclass_is_not_proved() -> None:
     assert encode_result(sent(tool_invocations=[own]))[2] is None
 
 
+class _Lying(dict):  # type: ignore[type-arg]
+    """A model's ``__dict__`` whose lookups say otherwise than its items (which pydantic's
+    serializer writes): a plugin's instrumented mapping, or worse."""
+
+    def __getitem__(self, key: str) -> Any:
+        value = dict.__getitem__(self, key)
+        return True if key == "passed" else value
+
+
+def test_a_model_whose_dict_is_not_a_dict_is_not_proved() -> None:
+    """Rows read through a dict subclass could differ from the JSON stored beside them
+    (found by review: a metric's passed False in the JSON, True in its row)."""
+    for make in (
+        lambda: sent(passed=False, status="failed"),
+        lambda: sent(metric_results=[measured(passed=False, score=0.1)]),
+        lambda: sent(tool_invocations=[call()]),
+        lambda: sent(token_usage=TokenUsage(prompt_tokens=1, completion_tokens=2)),
+    ):
+        result = make()
+        assert assert_proved_right(result)  # proved with a real dict
+        models: list[Any] = [result, *result.metric_results, *result.tool_invocations]
+        models += [result.token_usage] if result.token_usage is not None else []
+        for model in models:
+            lying = make()
+            same = [lying, *lying.metric_results, *lying.tool_invocations]
+            same += [lying.token_usage] if lying.token_usage is not None else []
+            target = same[models.index(model)]
+            object.__setattr__(target, "__dict__", _Lying(target.__dict__))
+            assert encode_result(lying)[2] is None, type(target).__name__
+
+
 def test_a_result_with_turns_takes_the_old_way() -> None:
     assert encode_result(multi_turn())[2] is None
     assert assert_proved_right(goal_result())  # a goal test that ran no turn: none listed

@@ -643,7 +643,9 @@ def proved_rows(result: TestResult) -> Handed | None:
     if type(result) is not TestResult or not _PROVABLE:
         return None
     fields = result.__dict__
-    if len(fields) != 25:  # and every one of them read below: exactly the fields
+    # a real dict, as pydantic's serializer reads it (a subclass's __getitem__ could show
+    # the rows other values than the JSON gets), with exactly the fields (each read below)
+    if type(fields) is not dict or len(fields) != 25:
         return None
     try:
         (
@@ -714,8 +716,10 @@ def proved_rows(result: TestResult) -> Handed | None:
         return None
     tokens = None
     if usage is not None:
+        if type(usage) is not TokenUsage:
+            return None
         counts = usage.__dict__
-        if type(usage) is not TokenUsage or len(counts) != 5:
+        if type(counts) is not dict or len(counts) != 5:
             return None
         try:
             prompt, completion, tokens, created, read = _USAGE_FIELDS(counts)
@@ -739,6 +743,8 @@ def proved_rows(result: TestResult) -> Handed | None:
         if type(call) is not ToolInvocation:
             return None
         values = call.__dict__
+        if type(values) is not dict:
+            return None
         try:
             tool, args, output, size, duration, error = _TOOL_FIELDS(values)
         except KeyError:
@@ -768,6 +774,8 @@ def proved_rows(result: TestResult) -> Handed | None:
         if type(metric) is not MetricResult:
             return None
         values = metric.__dict__
+        if type(values) is not dict:
+            return None
         try:
             (
                 metric_name,
