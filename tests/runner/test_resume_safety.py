@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -144,7 +145,7 @@ def test_the_resume_command_printed_names_the_store_it_was_given(tmp_path: Path)
     assert stored(db) == EARLY + LATE
 
 
-def test_a_resume_command_masks_the_store_password() -> None:
+def test_a_resume_command_masks_the_store_password_and_quotes_it() -> None:
     from assay.run_options import RunOptions
     from assay.runner.request import RunRequest
 
@@ -154,8 +155,13 @@ def test_a_resume_command_masks_the_store_password() -> None:
         "0123456789abcdef", "postgresql+psycopg://ci:hunter2@db.internal:5432/assay"
     )
     assert command == (
-        "assay run --resume 0123456789ab --store postgresql+psycopg://ci:***@db.internal:5432/assay"
+        "assay run --resume 0123456789ab "
+        "--store 'postgresql+psycopg://ci:***@db.internal:5432/assay'"
     )
+    spaced = request.resume_command("0123456789abcdef", "sqlite:////home/me/My  Runs/a.db")
+    assert shlex.split(spaced)[-1] == "sqlite:////home/me/My  Runs/a.db"  # one word, as given
+    query = "postgresql://ci@db/assay?application_name=ci&sslmode=require"
+    assert shlex.split(request.resume_command("0123456789abcdef", query))[-1] == query
 
 
 def agent_suite(folder: Path, url: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,23 +138,21 @@ class RunRequest:
     def endpoint_options(self) -> str:
         """The endpoint options as they would be typed: what a resume must be given again."""
         return " ".join(
-            f"--{name.replace('_', '-')} {_shown_url(value)}"
+            f"--{name.replace('_', '-')} {shlex.quote(_shown_url(value))}"  # pasted into a shell
             for name in ENDPOINT_OPTIONS
             if (value := getattr(self.options, name))
         )
 
     def resume_command(self, run_id: str, store_url: str | None = None) -> str:
-        """The command that resumes the run: its endpoint options, and the store it is in
-        when one was named (``--store``; its password masked), else the resume would look
-        in the default store and not find it."""
-        store = ""
+        """The command that resumes the run, each value quoted for a shell: its endpoint
+        options, and the store it is in when one was named (``--store``; its password
+        masked), else the resume would look in the default store and not find it."""
+        parts = [f"assay run --resume {run_id[:12]}", self.endpoint_options()]
         if store_url:  # the store is open by now: its module (SQLAlchemy) is loaded
             from assay.store._engine import mask_url
 
-            store = f"--store {mask_url(store_url)}"
-        return " ".join(
-            f"assay run --resume {run_id[:12]} {self.endpoint_options()} {store}".split()
-        )
+            parts.append(f"--store {shlex.quote(mask_url(store_url))}")
+        return " ".join(part for part in parts if part)
 
 
 def _refuse(
