@@ -231,7 +231,8 @@ class Compiler:
         # comprehension
         turn = plan.turn
         if len(rows) == 1:
-            row_tools = literal_tools(rows[0].expected_tools)
+            calls = rows[0].expected_tools  # mostly None: no call to literal_tools then
+            row_tools = None if calls is None else literal_tools(calls)
             trajectory = None if row_tools is None else tuple(row_tools)
             turns: tuple[Turn, ...] = (self._row_turn(rows[0], row_tools, turn),)
         else:
@@ -242,13 +243,17 @@ class Compiler:
             turns = tuple(
                 [self._row_turn(row, t, turn) for row, t in zip(rows, tools, strict=True)]
             )
+        # TestCase's and Turn's fields in order, positionally: a class called with keywords
+        # packs them into a dict and __init__ unpacks it again (5 k instructions a row)
         return TestCase(
-            name=name,
-            type="single_turn" if len(turns) == 1 else "multi_turn",
-            turns=turns,
-            source=f"{self.source}: {where}",
-            test_metrics=plan.test,
-            expected_trajectory=trajectory,
+            name,  # name
+            "single_turn" if len(turns) == 1 else "multi_turn",  # type
+            turns,  # turns
+            None,  # goal
+            (),  # tags
+            f"{self.source}: {where}",  # source
+            plan.test,  # test_metrics
+            trajectory,  # expected_trajectory
         )
 
     def _row_turn(
@@ -258,13 +263,13 @@ class Compiler:
         metrics: tuple[Metric, ...],
     ) -> Turn:
         return Turn(
-            input=row.question,
-            turn_id=row.turn_id,
-            ground_truth=row.answer,
-            context=row.context,
-            expected_tools=tools,
-            metrics=metrics,
-            files=self._row_files(row) if row.files else (),
+            row.question,  # input
+            row.turn_id,  # turn_id
+            row.answer,  # ground_truth
+            row.context,  # context
+            tools,  # expected_tools
+            metrics,  # metrics
+            self._row_files(row) if row.files else (),  # files
         )
 
     def _row_files(self, row: DatasetRow) -> tuple[FileRef, ...]:

@@ -29,15 +29,17 @@ def test_names(prefix: str, conversations: list[Conversation]) -> list[str]:
     """``PREFIX:SESSION_ID`` for conversations, ``PREFIX:rowN`` for rows without one (N as a
     spreadsheet numbers it). A session id that reads like a row name (``row2``) becomes
     ``PREFIX:session:row2``, so no two tests of a file share a name."""
-    rows = {f"{prefix}:row{c.rows[0].row_number}" for c in conversations if c.session_id is None}
-    names = []
-    for conv in conversations:
-        if conv.session_id is None:
-            names.append(f"{prefix}:row{conv.rows[0].row_number}")
-        elif f"{prefix}:{conv.session_id}" in rows:
-            names.append(f"{prefix}:session:{conv.session_id}")
-        else:
-            names.append(f"{prefix}:{conv.session_id}")
+    # the row names first, each made once ("" holds a session's place: no name is empty)
+    names = [
+        f"{prefix}:row{c.rows[0].row_number}" if c.session_id is None else "" for c in conversations
+    ]
+    if "" not in names:  # no session: every name is a row's
+        return names
+    rows = set(names)
+    for i, conv in enumerate(conversations):
+        if conv.session_id is not None:
+            name = f"{prefix}:{conv.session_id}"
+            names[i] = f"{prefix}:session:{conv.session_id}" if name in rows else name
     return names
 
 

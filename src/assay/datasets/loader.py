@@ -152,10 +152,12 @@ def _scan_rows(
         rows += 1
         session_id = cells[s].strip() or None if s >= 0 else None
         turn_id = cells[u].strip() or None if u >= 0 else None
-        for canonical, value in ((SESSION, session_id), (TURN, turn_id)):
-            problem = value and name_problem(value, canonical)
-            if problem:
-                problems.append(Problem(source, where(number, plan.written(canonical)), problem))
+        if session_id is not None or turn_id is not None:  # names to check
+            for canonical, value in ((SESSION, session_id), (TURN, turn_id)):
+                problem = value and name_problem(value, canonical)
+                if problem:
+                    at = where(number, plan.written(canonical))
+                    problems.append(Problem(source, at, problem))
         if session_id is None:
             tracker.conversations += 1
         else:
