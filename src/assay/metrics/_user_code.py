@@ -17,7 +17,7 @@ import math
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from assay._isolation import call_user_code, describe, reraise_if_cancelling
 from assay.metrics.base import ConversationContext, Metric, MetricContext, OptionsT, Score
@@ -87,6 +87,8 @@ def read_only_conversation(conv: ConversationContext) -> ConversationContext:
 class UserFunctionMetric(Metric[OptionsT]):
     """A metric scored by ``user_function``: on the turn's context, or, for a test-scoped
     one, on the conversation's."""
+
+    runs_user_code: ClassVar[bool] = True  # its details are the user's: copied plain
 
     @property
     @abstractmethod

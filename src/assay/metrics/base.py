@@ -10,11 +10,12 @@ turn says why.
 
 from __future__ import annotations
 
+import functools
 import time
 import typing
 from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +31,7 @@ from assay.results.models import (
     one_step_init,
     prevalidated,
 )
+from assay.targets._plain import plain_json
 
 if TYPE_CHECKING:
     from assay.metrics.tools.assertions import ExpectedTool
@@ -216,6 +218,8 @@ class Metric(ABC, Generic[OptionsT]):
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
+        if outcome.details is not None and _foreign(type(self)):
+            outcome = replace(outcome, details=_plain_details(outcome.details))
         threshold = self.threshold
         passed = outcome.passed
         score = outcome.score
@@ -276,6 +280,21 @@ _RESULT_GIVEN = frozenset(
         "evaluation_time_ms",
     )
 )
+
+
+@functools.cache
+def _foreign(cls: type) -> bool:
+    """Whether a metric class's details come from code outside assay (a plugin's metric, a
+    user's function): they may share references, grow without end or hold any object."""
+    return not cls.__module__.startswith("assay.") or bool(getattr(cls, "runs_user_code", False))
+
+
+def _plain_details(details: Any) -> Any:
+    """Foreign details as a plain copy within ``plain_json``'s limits (values, depth, no
+    cycle): a structure sharing its parts, 40 levels of ``v = [v, v]``, would otherwise be
+    walked and written out path by path, 2**40 values, and stop the run; past the limits the
+    metric fails, with the reason."""
+    return plain_json(details, "details", what="the metric's details")
 
 
 def _prevalidated_result(

@@ -88,8 +88,9 @@ def body_within_limits(raw: bytes) -> bool:
     return len(raw) <= _SHORT_BODY and raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH
 
 
-def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
-    """A plain copy of ``value``; ``where`` names it in errors (``tool_invocations``).
+def plain_json(value: Any, where: str = "", fresh: bool = False, what: str = "the reply") -> Any:
+    """A plain copy of ``value``; ``where`` names it in errors (``tool_invocations``), and
+    ``what`` whose it is (``the reply cannot be recorded as JSON: ...``).
 
     ``fresh``: ``value`` was just decoded from JSON by assay, so nothing else holds it; when
     it keeps to the limits it is returned as it is (the copy would be equal)."""
@@ -110,7 +111,7 @@ def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
         if isinstance(item, int):
             number = int.__int__(item)
             if number.bit_length() > MAX_INT_BITS:
-                raise _unrecordable(path, "is an integer of more than 4,200 digits")
+                raise _unrecordable(path, "is an integer of more than 4,200 digits", what)
             return number
         if isinstance(item, float):
             return float.__float__(item)
@@ -133,14 +134,16 @@ def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
         for key, child in children:
             budget -= 1
             if budget < 0:
-                raise _unrecordable(where, f"has more than {MAX_VALUES:,} values")
+                raise _unrecordable(where, f"has more than {MAX_VALUES:,} values", what)
             name = _key(key) if in_dict else key
             child_path = _step(path, name, in_dict)
             if container(child):
                 if id(child) in open_ids:
-                    raise _unrecordable(child_path, "contains itself (a cycle)")
+                    raise _unrecordable(child_path, "contains itself (a cycle)", what)
                 if len(stack) >= MAX_DEPTH:
-                    raise _unrecordable(child_path, f"is nested deeper than {MAX_DEPTH} levels")
+                    raise _unrecordable(
+                        child_path, f"is nested deeper than {MAX_DEPTH} levels", what
+                    )
                 child_copy: Any = {} if isinstance(child, dict) else []
                 _put(copy, name, child_copy)
                 stack.append((_children(child), child_copy, id(child), child_path))
@@ -153,10 +156,10 @@ def plain_json(value: Any, where: str = "", fresh: bool = False) -> Any:
     return root
 
 
-def _unrecordable(path: str, problem: str) -> TargetError:
+def _unrecordable(path: str, problem: str, what: str) -> TargetError:
     if len(path) > PATH_SHOWN:  # a 64-level path: its start and end say where
         path = f"{path[: PATH_SHOWN // 2]}…{path[-PATH_SHOWN // 2 :]}"
-    return TargetError(f"the reply cannot be recorded as JSON: {path or 'the reply'} {problem}")
+    return TargetError(f"{what} cannot be recorded as JSON: {path or what} {problem}")
 
 
 def _put(copy: dict[str, Any] | list[Any], key: Any, item: Any) -> None:
