@@ -613,9 +613,22 @@ _PROVABLE = all(tuple(cls.model_fields) == names for cls, names in _KNOWN.items(
     get_args(MetricResult.model_fields["scale"].annotation) == (_SCALE,)
 )
 # each model's fields in that order, read in one call
-_TEST_FIELDS, _TOOL_FIELDS, _METRIC_FIELDS, _USAGE_FIELDS = (
-    itemgetter(*_KNOWN[cls]) for cls in (TestResult, ToolInvocation, MetricResult, TokenUsage)
-)
+_READ = {cls: itemgetter(*names) for cls, names in _KNOWN.items()}
+
+
+def _exact_fields(model: Any, cls: type[BaseModel]) -> Any:
+    """``model``'s fields in ``_KNOWN[cls]``'s order when it is exactly a ``cls`` holding
+    exactly those fields in a real dict (as pydantic's serializer reads it: a subclass's
+    ``__getitem__`` could show the rows other values than the JSON gets); else None."""
+    if type(model) is not cls:
+        return None
+    fields = model.__dict__
+    if type(fields) is not dict or len(fields) != len(_KNOWN[cls]):
+        return None
+    try:
+        return _READ[cls](fields)
+    except KeyError:  # a field missing (and so another one there): not exactly the model's
+        return None
 
 
 def _text_items(mapping: dict[Any, Any]) -> bool:
@@ -640,43 +653,36 @@ def proved_rows(result: TestResult) -> Handed | None:
     ``_plain_free_form`` checks is checked here the same way or stricter, so a result proved
     here needs only the JSON's search (``_clean_text``). Each value is read once (the
     fields of a model in one ``itemgetter`` call) and checked in straight-line code."""
-    if type(result) is not TestResult or not _PROVABLE:
+    fields = _exact_fields(result, TestResult) if _PROVABLE else None
+    if fields is None:
         return None
-    fields = result.__dict__
-    # a real dict, as pydantic's serializer reads it (a subclass's __getitem__ could show
-    # the rows other values than the JSON gets), with exactly the fields (each read below)
-    if type(fields) is not dict or len(fields) != 25:
-        return None
-    try:
-        (
-            name,
-            test_type,
-            test_input,
-            response,
-            files,
-            tool_calls,
-            calls,
-            expected,
-            matched,
-            details,
-            ground_truth,
-            measured,
-            not_run,
-            passed,
-            status,
-            elapsed,
-            ttft,
-            usage,
-            errors,
-            warnings,
-            timestamp,
-            turns,
-            trace,
-            repeat_index,
-            tags,
-        ) = _TEST_FIELDS(fields)
-    except KeyError:  # a field missing: not exactly the model's fields
-        return None
+    (
+        name,
+        test_type,
+        test_input,
+        response,
+        files,
+        tool_calls,
+        calls,
+        expected,
+        matched,
+        details,
+        ground_truth,
+        measured,
+        not_run,
+        passed,
+        status,
+        elapsed,
+        ttft,
+        usage,
+        errors,
+        warnings,
+        timestamp,
+        turns,
+        trace,
+        repeat_index,
+        tags,
+    ) = fields
     if not (
         turns is None
         and expected is None
@@ -716,15 +722,10 @@ def proved_rows(result: TestResult) -> Handed | None:
         return None
     tokens = None
     if usage is not None:
-        if type(usage) is not TokenUsage:
+        counts = _exact_fields(usage, TokenUsage)
+        if counts is None:
             return None
-        counts = usage.__dict__
-        if type(counts) is not dict or len(counts) != 5:
-            return None
-        try:
-            prompt, completion, tokens, created, read = _USAGE_FIELDS(counts)
-        except KeyError:
-            return None
+        prompt, completion, tokens, created, read = counts
         if not (
             type(prompt) is int
             and type(completion) is int
@@ -740,19 +741,13 @@ def proved_rows(result: TestResult) -> Handed | None:
             return None
     tools: list[Row] = []
     for i, call in enumerate(calls):
-        if type(call) is not ToolInvocation:
+        values = _exact_fields(call, ToolInvocation)
+        if values is None:
             return None
-        values = call.__dict__
-        if type(values) is not dict:
-            return None
-        try:
-            tool, args, output, size, duration, error = _TOOL_FIELDS(values)
-        except KeyError:
-            return None
+        tool, args, output, size, duration, error = values
         kind = type(output)
         if not (
-            len(values) == 6
-            and type(tool) is str
+            type(tool) is str
             and type(args) is dict
             and (not args or _plain_tree(args, _ROOM))
             and (
@@ -771,32 +766,26 @@ def proved_rows(result: TestResult) -> Handed | None:
         tools.append((0, i, tool, text, size, duration, error))
     metrics: list[Row] = []
     for seq, metric in enumerate(measured):
-        if type(metric) is not MetricResult:
+        values = _exact_fields(metric, MetricResult)
+        if values is None:
             return None
-        values = metric.__dict__
-        if type(values) is not dict:
-            return None
-        try:
-            (
-                metric_name,
-                kind,
-                score,
-                threshold,
-                verdict,
-                scale,
-                error,
-                retries,
-                took,
-                model,
-                reasoning,
-                dimension,
-                details,
-            ) = _METRIC_FIELDS(values)
-        except KeyError:
-            return None
+        (
+            metric_name,
+            kind,
+            score,
+            threshold,
+            verdict,
+            scale,
+            error,
+            retries,
+            took,
+            model,
+            reasoning,
+            dimension,
+            details,
+        ) = values
         if not (
-            len(values) == 13
-            and type(metric_name) is str
+            type(metric_name) is str
             and type(kind) is str
             and kind in _KINDS
             and (score is None or (type(score) is float and _isfinite(score)))
