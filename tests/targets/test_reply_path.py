@@ -17,6 +17,7 @@ from aiohttp import web
 from assay._json import MISSING, JsonPath
 from assay.errors import TargetError
 from assay.net import RetryPolicy, limiter_for
+from assay.net import request as request_module
 from assay.net.deadlines import Deadlines, TurnDeadline, turn_deadline
 from assay.net.reply_fields import MalformedReply
 from assay.net.request import loads
@@ -130,6 +131,26 @@ def outcome(parse: Any, raw: bytes) -> Any:
 @pytest.mark.parametrize("raw", RAW, ids=range(len(RAW)))
 def test_the_reply_is_decoded_as_json_loads_decodes_it(raw: bytes) -> None:
     assert outcome(loads, raw) == outcome(json.loads, raw)
+
+
+def test_an_unchecked_pydantic_core_leaves_the_reply_to_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reply parser was compared with json's on pydantic-core 2.50: an older one (which
+    pyproject admits) is not trusted with replies."""
+    assert request_module._FROM_JSON_CHECKED  # what make install installs
+    assert [request_module.from_json_checked(v) for v in ("2.50.5", "2.51.0b1", "3.0.0")] == [
+        True,
+        True,
+        True,
+    ]
+    assert not any(request_module.from_json_checked(v) for v in ("2.49.9", "2.14.6", "x", "2"))
+    used: list[bytes] = []
+    monkeypatch.setattr(request_module, "_from_json", lambda raw: used.append(raw))
+    monkeypatch.setattr(request_module, "_FROM_JSON_CHECKED", False)
+    for raw in RAW:
+        assert outcome(loads, raw) == outcome(json.loads, raw)
+    assert used == []
 
 
 def test_a_lowered_integer_digit_limit_is_kept() -> None:
