@@ -19,7 +19,7 @@ from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
-from assay.net.usage import USAGE_FIELDS, read_usage
+from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.targets._plain import plain_json
 
@@ -123,13 +123,7 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
         # the fields in the order they always were: name, args, bytes, duration, error
         name = item["name"]
         args = args if isinstance(args, dict) else {"_value": args}
-        # assay measures bytes, always (``result_bytes``'s usual cases written out)
-        if result is None:
-            size = 4
-        elif type(result) is int:
-            size = len(str(result))
-        else:
-            size = result_bytes(result)
+        size = result_bytes(result)  # assay measures it, always
         duration = item.get("duration_ms")
         error = None if error is None else str(error)
         fields = {
@@ -140,7 +134,8 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
             "duration_ms": duration,
             "error": error,
         }
-        # ``_exact`` written out: each field already of exactly its type (the usual call)
+        # each field already of exactly the type validation makes (the usual call: text name
+        # and keys, no duration or a float one): made without validating; ``result`` is anything
         if (
             type(name) is str
             and type(args) is dict
@@ -204,15 +199,15 @@ def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
             return None
     get = raw.get
     prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
-    counts = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": get("total_tokens", 0) or prompt + completion,
-        "cache_creation_tokens": get("cache_creation_tokens", 0),
-        "cache_read_tokens": get("cache_read_tokens", 0),
-    }
-    # every count an exact int (checked above; their sum too): counted_usage's own path
-    return prevalidated(TokenUsage, counts, set(USAGE_FIELDS))
+    return counted_usage(
+        {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": get("total_tokens", 0) or prompt + completion,
+            "cache_creation_tokens": get("cache_creation_tokens", 0),
+            "cache_read_tokens": get("cache_read_tokens", 0),
+        }
+    )
 
 
 def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
