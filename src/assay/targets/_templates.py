@@ -100,6 +100,14 @@ def compile_text(source: str, where: str) -> Compiled:
     return Compiled(render, uses, False)
 
 
+def whole_lookup(value: Any) -> str | None:
+    """The variable a template string that is exactly ``{{ name }}`` looks up (what
+    ``compile_value`` compiles to a plain lookup, no Jinja), else None."""
+    whole = _WHOLE_EXPRESSION.match(value) if type(value) is str else None
+    name = whole["expr"].strip() if whole else None
+    return name if name in VARIABLES else None
+
+
 def _compile_expression(expr: str, where: str) -> Compiled:
     name = expr.strip()
     if name in VARIABLES:  # "{{ input }}": a plain lookup, the hot path's usual case

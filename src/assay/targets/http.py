@@ -49,12 +49,12 @@ from assay.target_config import HttpTarget as HttpTargetConfig
 from assay.target_config import ResponseMapping
 from assay.targets._plain import body_within_limits
 from assay.targets._templates import (
-    _WHOLE_EXPRESSION,
     Compiled,
     compile_text,
     compile_value,
     register_header_secrets,
     substitute_env,
+    whole_lookup,
 )
 from assay.targets.base import AgentSession, Reply, Target, TurnRequest, token_usage
 from assay.targets.base import tool_invocations as normalise_tools
@@ -455,14 +455,13 @@ _FLAT_NAMES = ("input", "session_id", "turn_id")  # in TurnRequest's order (see 
 
 def _flat_body(body: Any) -> tuple[tuple[str, int], ...] | None:
     """For an object whose values are each a whole ``{{ input }}``, ``{{ session_id }}`` or
-    ``{{ turn_id }}`` (as ``compile_value`` reads them: lookups, no Jinja): each key as JSON
+    ``{{ turn_id }}`` (``whole_lookup``: plain lookups, no Jinja): each key as JSON
     with its colon, and the index of its value in ``_FLAT_NAMES``; else None."""
     if type(body) is not dict:
         return None
     plan = []
     for key, value in body.items():
-        whole = _WHOLE_EXPRESSION.match(value) if type(value) is str else None
-        name = whole["expr"].strip() if whole else None
+        name = whole_lookup(value)
         if type(key) is not str or name not in _FLAT_NAMES:
             return None
         plan.append((_string(key) + ": ", _FLAT_NAMES.index(name)))
