@@ -21,8 +21,14 @@ from assay.results.models import (
     TurnResult,
 )
 from assay.runner import storable as storable_module
-from assay.runner.storable import MAX_DEPTH, _walked, storable, storable_json
+from assay.runner.storable import MAX_DEPTH, _walked, storable, storable_payload
 from assay.secrets import Redactor
+
+
+def storable_json(result: TestResult) -> tuple[TestResult, str]:
+    """``storable(result)`` and the JSON stored for it, as text."""
+    fixed, payload, _ = storable_payload(result)
+    return fixed, payload.decode()
 
 
 class Colour(enum.Enum):

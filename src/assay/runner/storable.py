@@ -835,12 +835,6 @@ def storable(result: TestResult) -> TestResult:
     return _walked(result)
 
 
-def storable_json(result: TestResult) -> tuple[TestResult, str]:
-    """``storable(result)`` and its ``model_dump_json()``, serialising a clean result once."""
-    fixed, payload, _ = storable_payload(result)
-    return fixed, payload.decode()
-
-
 def storable_payload(result: TestResult) -> tuple[TestResult, bytes, Handed | None]:
     """``storable(result)`` and its JSON as the bytes it is made as (the writer's hand-over
     takes bytes), serialising a clean result once, and the rows the writer would read from
