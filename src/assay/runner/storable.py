@@ -322,6 +322,10 @@ _FREE_FORM_DEPTH = MAX_DEPTH - 16
 # as null, and an integer's range is one comparison (searching the JSON's digits for a
 # 19-digit run cost a translated copy of the whole text).
 _NUL = b"\\u0000"
+# U+FFFD in UTF-8: what pydantic's model serializer writes for each byte of a lone surrogate
+# in a key of a typed dict field (``metrics_not_run``, ``args``, ``details``, ``trace``)
+# instead of failing, as it does for one anywhere else
+_REPLACED = b"\xef\xbf\xbd"
 _isfinite = math.isfinite
 
 
@@ -554,8 +558,8 @@ def _clean_json(result: TestResult) -> bytes | None:
     The free-form values hold only plain types and are not deep, floats are finite and
     integers within 64 bits (checked in Python, where they are: they are few); everything
     else the walk looks at is text, in the JSON, the same text ``model_dump_json`` gives: a
-    lone surrogate fails to serialise, and NUL, a URL's user info and every known secret are
-    searched for."""
+    lone surrogate fails to serialise (or, in a key, is written as U+FFFD, searched for), and
+    NUL, a URL's user info and every known secret are searched for."""
     if not _plain_free_form(result):
         return None
     return _clean_text(result)
@@ -574,6 +578,8 @@ def _clean_text(result: TestResult) -> bytes | None:
         return None
     if 0x40 in text and text.find(b"://") >= 0:  # "@": perhaps a URL with user info to mask
         return None
+    if 0xEF in text and text.find(_REPLACED) >= 0:  # perhaps a lone surrogate in a key
+        return None  # (or U+FFFD itself: the walk changes nothing, and stores the same JSON)
     if REDACTOR.secrets:
         for needle in _secret_needles():
             if text.find(needle) >= 0:
