@@ -621,8 +621,8 @@ _KNOWN: dict[type[BaseModel], tuple[str, ...]] = {
 _PROVABLE = all(tuple(cls.model_fields) == names for cls, names in _KNOWN.items()) and (
     get_args(MetricResult.model_fields["scale"].annotation) == (_SCALE,)
 )
-# each model's fields in that order, read in one call
-_READ = {cls: itemgetter(*names) for cls, names in _KNOWN.items()}
+# each model's count of fields, and its fields in that order read in one call
+_READ = {cls: (len(names), itemgetter(*names)) for cls, names in _KNOWN.items()}
 # a proved result's JSON: it is exactly a TestResult, so its class's serializer makes the
 # bytes ``to_json`` would, without ``to_json`` inferring the serializer (1.4k of its 43k)
 _TO_JSON = TestResult.__pydantic_serializer__.to_json
@@ -635,10 +635,11 @@ def _exact_fields(model: Any, cls: type[BaseModel]) -> Any:
     if type(model) is not cls:
         return None
     fields = model.__dict__
-    if type(fields) is not dict or len(fields) != len(_KNOWN[cls]):
+    count, read = _READ[cls]
+    if type(fields) is not dict or len(fields) != count:
         return None
     try:
-        return _READ[cls](fields)
+        return read(fields)
     except KeyError:  # a field missing (and so another one there): not exactly the model's
         return None
 
