@@ -193,7 +193,9 @@ def test_the_documented_multi_turn_configuration(tmp_path: Path) -> None:
     assert first["restrictions"] == "The chatbot must not mention competitor brands"
     # "max_turns (optional): Maximum conversation turns": at most 10, not exactly 10
     assert first["max_turns"] == 10 and "min_turns" not in first
-    assert "test 1: test_configuration.context:" in run.stderr  # listed, not dropped
+    # "context (optional): Additional metadata": a goal test's own context (SPEC §6)
+    assert first["context"] == {"additional_info": "..."}
+    assert "test_configuration.context" not in run.stderr
     # the prompt stands in for the missing goal, as Rhesis's executor does
     second = run.test("2: Verify chatbot maintains context across 3 turns")
     assert second["goal"] == "Verify chatbot maintains context across 3 turns"

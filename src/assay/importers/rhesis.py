@@ -158,6 +158,9 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
         for key in GOAL_FIELDS[1:]:
             if text(config.get(key)):
                 test[key] = text(config.get(key))
+        context = config.get("context") if nested_config else None
+        if context not in (None, "", [], {}):  # Rhesis's "additional metadata": the goal's
+            test["context"] = context if isinstance(context, dict) else text(context)
         test.update(_turn_limits(config, nested_config, item, out))
         return test
     if goal:
@@ -184,7 +187,7 @@ def _configuration(row: dict[str, Any], item: str, out: Imported) -> tuple[dict[
     if not isinstance(nested, dict) or not nested:  # an empty one: as if none (falsy)
         return flat, False
     for key in nested:
-        if key not in flat_keys and nested[key] not in (None, "", [], {}):
+        if key not in (*flat_keys, "context") and nested[key] not in (None, "", [], {}):
             out.skip(item, f"test_configuration.{key}", "an assay goal test has no such field")
     for key, value in flat.items():
         if text(value) is not None:
