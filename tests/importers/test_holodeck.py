@@ -185,3 +185,39 @@ def test_nothing_mappable_exits_2_and_says_why(write: Callable[[str, str], Path]
     assert run.code == 2
     assert "test_cases[0] 'empty': input: missing or empty" in run.stderr
     assert "nothing in it could be mapped" in run.stderr
+
+
+def test_single_turn_fields_beside_turns_are_refused_as_holodeck_refuses_them(
+    write: Callable[[str, str], Path],
+) -> None:
+    """test-case-schema.md §2: ``input`` or ``ground_truth`` with ``turns`` is a ConfigError
+    in HoloDeck (and ``files``/``retrieval_context`` on a multi-turn case, FR-009): the test
+    is listed and not imported, never imported with those fields dropped unseen."""
+    source = """\
+test_cases:
+  - name: both
+    input: x
+    ground_truth: g
+    turns: [{input: y}]
+  - name: case-level files
+    files: [{path: ./a.txt, type: text}]
+    turns: [{input: y}]
+  - name: fine
+    expected_tools: [lookup]
+    turns: [{input: y, ground_truth: "1"}]
+"""
+    run = run_import("holodeck", write("agent.yaml", source))
+    assert run.code == 0, run.stderr
+    assert run.suite is not None and [t["name"] for t in run.suite["tests"]] == ["fine"]
+    assert run.test("fine")["turns"] == [{"input": "y", "ground_truth": "1"}]
+    lines = [line.strip() for line in run.stderr.splitlines()]
+    assert (
+        "test_cases[0] 'both': the whole test: input and ground_truth beside turns: HoloDeck"
+        " refuses the test case (put them on its turns)" in lines
+    )
+    assert any(
+        line.startswith("test_cases[1] 'case-level files': the whole test: files") for line in lines
+    )
+    assert any(
+        line.startswith("test_cases[2] 'fine': expected_tools: beside turns") for line in lines
+    )

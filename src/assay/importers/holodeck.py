@@ -19,6 +19,8 @@ from assay.importers.holodeck_metrics import map_metrics
 TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as context
 _CASE_KEYS = {"name", "input", "ground_truth", "expected_tools", "files", "retrieval_context"}
 _CASE_KEYS |= {"evaluations", "turns"}
+# a multi-turn case's fields that belong on its turns (``files``, ``retrieval_context``: FR-009)
+_NOT_WITH_TURNS = ("input", "ground_truth", "files", "retrieval_context")
 _TOOL_KEYS = {"name", "args", "count"}
 _AGENT_KEYS_MAPPED = {"name", "test_cases", "evaluations"}
 
@@ -55,6 +57,14 @@ def _case(case: dict[str, Any], where: str, folder: Path, out: Imported) -> dict
     test: dict[str, Any] = {"name": ""}
     turns = case.get("turns")
     if isinstance(turns, list) and turns:
+        # test-case-schema.md §2: HoloDeck refuses these beside turns (a ConfigError)
+        clashing = [k for k in _NOT_WITH_TURNS if case.get(k) not in (None, "", [], {})]
+        if clashing:
+            why = f"{' and '.join(clashing)} beside turns: HoloDeck refuses the test case"
+            out.skip(item, "the whole test", f"{why} (put them on its turns)")
+            return None
+        if case.get("expected_tools"):
+            out.skip(item, "expected_tools", "beside turns: put it on the turn it checks")
         mapped = [
             _turn(turn, f"{item} turns[{k}]", folder, out, own_metrics=True)
             for k, turn in enumerate(turns)
