@@ -152,15 +152,16 @@ class Metric(ABC, Generic[OptionsT]):
 
     def missing_input(self, ctx: MetricContext) -> str | None:
         """Why this metric cannot run on ``ctx``, or None when it can."""
-        if "response" in self.requires and ctx.response is None:
+        requires = self.requires
+        if "response" in requires and ctx.response is None:
             return "no response"
-        if "ground_truth" in self.requires and ctx.ground_truth is None:
+        if "ground_truth" in requires and ctx.ground_truth is None:
             return "no ground truth (Answer) for this turn"
-        if "context" in self.requires and not ctx.context:
+        if "context" in requires and not ctx.context:
             return "no context for this turn"
-        if "history" in self.requires and not ctx.history:
+        if "history" in requires and not ctx.history:
             return "needs a multi-turn conversation"
-        if "judge" in self.requires and ctx.judge is None:
+        if "judge" in requires and ctx.judge is None:
             return NO_JUDGE
         return None
 
