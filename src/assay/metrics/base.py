@@ -112,6 +112,8 @@ class MetricOptions(BaseModel):
 # covariant: a Metric[NumericOptions] is a Metric (a Metric[MetricOptions]) to its readers
 OptionsT = TypeVar("OptionsT", bound=MetricOptions, default=MetricOptions, covariant=True)
 
+_In = TypeVar("_In")  # what a measure reads: a MetricContext or a ConversationContext
+
 TURN_INPUTS = frozenset({"response", "ground_truth", "context", "history", "judge"})
 TEST_INPUTS = frozenset({"expected_trajectory", "multi_turn", "ground_truth", "judge"})
 
@@ -188,7 +190,7 @@ class Metric(ABC, Generic[OptionsT]):
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
         size = sum(len(t.response or "") + _tools_size(t.tool_invocations) for t in conv.turns)
         return await _inline_or_threaded(
-            self._inline(size), self._scored, lambda: self.measure_conversation(conv)
+            self._inline(size), self._scored, self.measure_conversation, conv
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
@@ -207,13 +209,13 @@ class Metric(ABC, Generic[OptionsT]):
         return self._inline(turn_size(ctx) if size is None else size)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
-        return self._scored(lambda: self.measure(ctx))
+        return self._scored(self.measure, ctx)
 
-    def _scored(self, measure: Callable[[], Score]) -> MetricResult:
-        """Time ``measure`` and turn its Score, or its exception, into a MetricResult."""
+    def _scored(self, measure: Callable[[_In], Score], given: _In) -> MetricResult:
+        """Time ``measure(given)`` and turn its Score, or its exception, into a MetricResult."""
         started = time.perf_counter()
         try:
-            outcome = measure()
+            outcome = measure(given)
         except Exception as exc:  # a broken metric fails itself, not the run
             return self.failure(describe(exc), started)
         return self.result(outcome, started)
