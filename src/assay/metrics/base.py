@@ -15,7 +15,7 @@ import time
 import typing
 from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,6 +112,8 @@ class MetricOptions(BaseModel):
 # covariant: a Metric[NumericOptions] is a Metric (a Metric[MetricOptions]) to its readers
 OptionsT = TypeVar("OptionsT", bound=MetricOptions, default=MetricOptions, covariant=True)
 
+_In = TypeVar("_In")  # what a measure reads: a MetricContext or a ConversationContext
+
 TURN_INPUTS = frozenset({"response", "ground_truth", "context", "history", "judge"})
 TEST_INPUTS = frozenset({"expected_trajectory", "multi_turn", "ground_truth", "judge"})
 
@@ -152,15 +154,16 @@ class Metric(ABC, Generic[OptionsT]):
 
     def missing_input(self, ctx: MetricContext) -> str | None:
         """Why this metric cannot run on ``ctx``, or None when it can."""
-        if "response" in self.requires and ctx.response is None:
+        requires = self.requires
+        if "response" in requires and ctx.response is None:
             return "no response"
-        if "ground_truth" in self.requires and ctx.ground_truth is None:
+        if "ground_truth" in requires and ctx.ground_truth is None:
             return "no ground truth (Answer) for this turn"
-        if "context" in self.requires and not ctx.context:
+        if "context" in requires and not ctx.context:
             return "no context for this turn"
-        if "history" in self.requires and not ctx.history:
+        if "history" in requires and not ctx.history:
             return "needs a multi-turn conversation"
-        if "judge" in self.requires and ctx.judge is None:
+        if "judge" in requires and ctx.judge is None:
             return NO_JUDGE
         return None
 
@@ -187,7 +190,7 @@ class Metric(ABC, Generic[OptionsT]):
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
         size = sum(len(t.response or "") + _tools_size(t.tool_invocations) for t in conv.turns)
         return await _inline_or_threaded(
-            self._inline(size), self._scored, lambda: self.measure_conversation(conv)
+            self._inline(size), self._scored, self.measure_conversation, conv
         )
 
     async def evaluate(self, ctx: MetricContext) -> MetricResult:
@@ -206,38 +209,65 @@ class Metric(ABC, Generic[OptionsT]):
         return self._inline(turn_size(ctx) if size is None else size)
 
     def run_sync(self, ctx: MetricContext) -> MetricResult:
-        return self._scored(lambda: self.measure(ctx))
+        return self._scored(self.measure, ctx)
 
-    def _scored(self, measure: Callable[[], Score]) -> MetricResult:
-        """Time ``measure`` and turn its Score, or its exception, into a MetricResult."""
+    def _scored(self, measure: Callable[[_In], Score], given: _In) -> MetricResult:
+        """Time ``measure(given)`` and turn its Score, or its exception, into a MetricResult."""
         started = time.perf_counter()
         try:
-            outcome = measure()
+            outcome = measure(given)
         except Exception as exc:  # a broken metric fails itself, not the run
             return self.failure(describe(exc), started)
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
-        if outcome.details is not None and _foreign(type(self)):
-            outcome = replace(outcome, details=_plain_details(outcome.details))
+        score, passed = outcome.score, outcome.passed
+        reasoning, details = outcome.reasoning, outcome.details
+        if details is not None and _foreign(type(self)):
+            details = _plain_details(details)
         threshold = self.threshold
-        passed = outcome.passed
-        score = outcome.score
         if passed is None:
             passed = score >= threshold if threshold is not None else score >= 1
-        if not extra:
-            made = _prevalidated_result(self, outcome, threshold, passed, started)
-            if made is not None:
-                return made
+        label, kind, dimension = self.label, self.kind, self.dimension
+        if (
+            not extra
+            and type(score) is float
+            and type(passed) is bool
+            and type(label) is str
+            and (threshold is None or type(threshold) is float)
+            and (reasoning is None or type(reasoning) is str)
+            and (dimension is None or type(dimension) is str)
+            and type(kind) is str
+            and kind in METRIC_KINDS
+            and (details is None or _plain_keys(details))
+        ):
+            # every value already of its field's exact type (a deterministic metric's usual
+            # Score): made without validating, as validation would make it
+            values = {
+                "metric_name": label,
+                "kind": kind,
+                "score": score,
+                "threshold": threshold,
+                "passed": passed,
+                "scale": "0-1",
+                "error": None,
+                "retry_count": 0,
+                "evaluation_time_ms": round((time.perf_counter() - started) * 1000, 3),
+                "model_used": None,
+                "reasoning": reasoning,
+                "dimension": dimension,
+                "details": None if details is None else dict(details),  # validation copies
+            }
+            return prevalidated(MetricResult, values, set(_RESULT_GIVEN))
         return MetricResult(
-            metric_name=self.label,
-            kind=self.kind,
-            dimension=self.dimension,
-            score=outcome.score,
+            metric_name=label,
+            kind=kind,
+            dimension=dimension,
+            score=score,
             threshold=threshold,
             passed=passed,
-            reasoning=outcome.reasoning,
-            details=outcome.details,
+            reasoning=reasoning,
+            details=details,
             evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
             **extra,
         )
@@ -297,43 +327,14 @@ def _plain_details(details: Any) -> Any:
     return plain_json(details, "details", what="the metric's details")
 
 
-def _prevalidated_result(
-    metric: Metric, outcome: Score, threshold: Any, passed: Any, started: float
-) -> MetricResult | None:
-    """``Metric.result``'s MetricResult without validating it, when every value is already
-    of its field's exact type (a deterministic metric's usual Score); else None."""
-    label, kind, dimension = metric.label, metric.kind, metric.dimension
-    score, reasoning, details = outcome.score, outcome.reasoning, outcome.details
-    if not (
-        type(score) is float
-        and type(passed) is bool
-        and type(label) is str
-        and (threshold is None or type(threshold) is float)
-        and (reasoning is None or type(reasoning) is str)
-        and (dimension is None or type(dimension) is str)
-        and kind in METRIC_KINDS
-    ):
-        return None
-    if details is not None:
-        if type(details) is not dict or not all(type(k) is str for k in details):
-            return None
-        details = dict(details)  # validation copies it too
-    values = {
-        "metric_name": label,
-        "kind": kind,
-        "score": score,
-        "threshold": threshold,
-        "passed": passed,
-        "scale": "0-1",
-        "error": None,
-        "retry_count": 0,
-        "evaluation_time_ms": round((time.perf_counter() - started) * 1000, 3),
-        "model_used": None,
-        "reasoning": reasoning,
-        "dimension": dimension,
-        "details": details,
-    }
-    return prevalidated(MetricResult, values, set(_RESULT_GIVEN))
+def _plain_keys(details: Any) -> bool:
+    """``details`` is exactly a dict whose keys are exactly strs."""
+    if type(details) is not dict:
+        return False
+    for key in details:  # noqa: SIM110 (a loop: no generator made per result)
+        if type(key) is not str:
+            return False
+    return True
 
 
 def turn_size(ctx: MetricContext) -> int:

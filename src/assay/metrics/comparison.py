@@ -54,14 +54,16 @@ class Equality(Metric[EqualityOptions]):
         return text
 
     def measure(self, ctx: MetricContext) -> Score:
-        assert ctx.response is not None and ctx.ground_truth is not None
-        equal = self._normalize(ctx.response) == self._normalize(ctx.ground_truth)
-        if equal:
-            return Score(1.0)
-        return Score(
-            0.0,
-            reasoning=f"expected {_clip(ctx.ground_truth)!r}, got {_clip(ctx.response)!r}",
-        )
+        response, truth = ctx.response, ctx.ground_truth
+        assert response is not None and truth is not None
+        # the same text is the same once normalised (an exact str: no __eq__ of its own)
+        same = type(response) is str and type(truth) is str and response == truth
+        if same or self._normalize(response) == self._normalize(truth):
+            return _EQUAL
+        return Score(0.0, reasoning=f"expected {_clip(truth)!r}, got {_clip(response)!r}")
+
+
+_EQUAL = Score(1.0)  # frozen: one for every equal pair
 
 
 ExtractMode = Literal["first", "last", "closest"]

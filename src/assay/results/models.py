@@ -85,7 +85,12 @@ class MetricResult(_Record):
 METRIC_KINDS = frozenset(get_args(MetricKind))
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
-_set = object.__setattr__
+# the four slots every model has, set by their own descriptors (what ``object.__setattr__``
+# finds for these names on any model class, looked up once here instead of at each call)
+_set_dict = vars(BaseModel)["__dict__"].__set__
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
 
 
 def prevalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
@@ -95,10 +100,10 @@ def prevalidated(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
     For the few records made once per turn, where validation costs more than the turn's
     other bookkeeping; ``model_construct`` costs more still."""
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", given)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, given)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
@@ -126,7 +131,10 @@ def one_step_init(cls: type[_T]) -> type[_T]:
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
         raise TypeError(f"{cls.__name__}: one_step_init cannot make its __init__")
-    env: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+    # the instance's ``__dict__`` set by its descriptor: what ``object.__setattr__`` finds
+    # for the name (the first in the class's MRO), looked up here once instead of per call
+    where = next(c for c in cls.__mro__ if "__dict__" in vars(c))
+    env: dict[str, Any] = {"_set_dict": vars(where)["__dict__"].__set__, "_FACTORY": _FACTORY}
     params, items = [], []
     for f in fields:
         if not f.init or f.kw_only or f.name.startswith("_"):
@@ -142,10 +150,8 @@ def one_step_init(cls: type[_T]) -> type[_T]:
         else:
             params.append(f.name)
         items.append(f"{f.name!r}: {value}")
-    source = (
-        f"def __init__(self, {', '.join(params)}):\n"
-        f"    _set(self, '__dict__', {{{', '.join(items)}}})\n"
-    )
+    body = f"_set_dict(self, {{{', '.join(items)}}})"
+    source = f"def __init__(self, {', '.join(params)}):\n    {body}\n"
     exec(source, env)  # as dataclasses makes its own __init__
     init = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"

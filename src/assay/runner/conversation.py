@@ -91,19 +91,21 @@ async def score_turn(
     latency_ms: float,
     settings: CaseSettings,
 ) -> tuple[list[MetricResult], dict[str, str]]:
+    # in field order, by position: a class called with keywords has them packed into a dict
+    # that its __init__ unpacks again (tests/runner/test_metric_context_order.py)
     ctx = MetricContext(
-        input=turn.input,
+        turn.input,
         # a reply without text is the agent saying nothing: comparisons score it, not skip it
-        response=reply.text if reply.text is not None else "",
-        ground_truth=turn.ground_truth,
-        context=turn.context,
-        tool_invocations=reply.tool_invocations,
-        history=history,
-        latency_ms=latency_ms,
-        token_usage=reply.token_usage,
-        turn_index=index,
-        test_name=case.name,
-        judge=settings.judge,
+        reply.text if reply.text is not None else "",
+        turn.ground_truth,
+        turn.context,
+        reply.tool_invocations,
+        history,
+        latency_ms,
+        reply.token_usage,
+        index,
+        case.name,
+        settings.judge,
     )
     results: list[MetricResult] = []
     not_run: dict[str, str] = {}

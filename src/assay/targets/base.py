@@ -180,7 +180,7 @@ def token_usage(raw: Any) -> TokenUsage | None:
     that cannot be read is None (no usage), never a failed turn."""
     if not isinstance(raw, dict):
         return None
-    if type(raw) is dict and raw.keys() <= USAGE_FIELDS:
+    if type(raw) is dict:
         plain = _plain_usage(raw)
         if plain is not None:
             return plain
@@ -191,11 +191,11 @@ def token_usage(raw: Any) -> TokenUsage | None:
 
 
 def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
-    """``read_usage(raw, _loose_count)`` for a report in assay's own names (the http target's
-    default shape, OpenAI's without details) whose counts are all exact ints, read without a
-    call per counter; else None (the general path)."""
-    for value in raw.values():
-        if type(value) is not int:
+    """``read_usage(raw, _loose_count)`` for a report only in assay's own names (the http
+    target's default shape, OpenAI's without details) whose counts are all exact ints, read
+    without a call per counter; else None (the general path)."""
+    for key, value in raw.items():  # one pass for the names and the counts
+        if type(value) is not int or key not in USAGE_FIELDS:
             return None
     get = raw.get
     prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
