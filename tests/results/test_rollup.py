@@ -221,3 +221,28 @@ def test_summary_counts_metrics_not_run_per_test_with_the_first_reason() -> None
         "equality": (1, no_truth),
         "correctness": (2, "no judge"),
     }
+
+
+def test_a_metric_name_run_twice_in_one_single_turn_test_counts_once() -> None:
+    """§5: metrics_evaluated counts the tests a metric appears in, average_scores averages
+    test scores. A single-turn test with two ``contains`` checks (one result each) is one
+    test for ``contains``, scoring their mean, as a multi-turn roll-up merges a name."""
+    twice = single_turn_result(
+        "s1",
+        turn(0, metric_results=[metric("contains", 1.0, True), metric("contains", 0.0, False)]),
+        "ts",
+    )
+    once = single_turn_result("s2", turn(0, metric_results=[metric("contains", 1.0, True)]), "ts")
+    multi = rollup_multi_turn(
+        "m",
+        [
+            turn(0, metric_results=[metric("contains", 1.0, True), metric("contains", 0.0, False)]),
+            turn(1, metric_results=[metric("contains", 1.0, True), metric("contains", 1.0, True)]),
+        ],
+        "ts",
+    )
+    assert [m.metric_name for m in multi.metric_results] == ["contains"]  # once, merged
+    s = summarize([twice, once, multi])
+    assert s.metrics_evaluated == {"contains": 3}  # three tests, not six results
+    # test scores 0.5, 1.0 and the multi-turn roll-up's mean of its four, 0.75
+    assert s.average_scores["contains"] == (0.5 + 1.0 + 0.75) / 3

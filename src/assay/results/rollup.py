@@ -583,6 +583,27 @@ def _add_score(sums: dict[str, list[Any]], key: str, score: float) -> None:
         running[1] += 1
 
 
+def _once_per_test(
+    metrics: list[tuple[str, float | None, str | None]],
+) -> list[tuple[str, float | None, str | None]]:
+    """A test's metrics with each name once, as the summary counts them (the contract's
+    §5: ``metrics_evaluated`` counts the tests a metric appears in, ``average_scores`` the
+    mean of test scores): a single-turn test that ran two metrics of one name (two
+    ``contains`` checks, say) scores the mean of their scores, as a multi-turn test's
+    roll-up merges a name's scores; the first one's dimension."""
+    if len({name for name, _, _ in metrics}) == len(metrics):
+        return metrics
+    merged: dict[str, tuple[list[float], str | None]] = {}
+    for name, score, dimension in metrics:
+        scores, _ = merged.setdefault(name, ([], dimension))
+        if score is not None:
+            scores.append(score)
+    return [
+        (name, fmean(scores) if scores else None, dimension)
+        for name, (scores, dimension) in merged.items()
+    ]
+
+
 class SummaryBuilder:
     """Accumulates a ReportSummary one result at a time, so a run never holds every result.
     Per result it only counts (plain ints and dicts); the models are built in ``build``."""
@@ -641,6 +662,8 @@ class SummaryBuilder:
                     listed[name] = NotRun(tests=1, reason=reason)
                 else:
                     entry.tests += 1
+        if len(metrics) > 1:
+            metrics = _once_per_test(metrics)
         evaluated = self._evaluated
         for name, score, dimension in metrics:
             evaluated[name] = evaluated.get(name, 0) + 1
