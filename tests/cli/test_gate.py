@@ -195,3 +195,18 @@ def test_the_job_summary_is_appended(assay_cli: RunCli, suite: Path, tmp_path: P
     assert text.count("## ❌ assay: picking") == 2  # the Markdown report, once per run
     assert text.count("assay gate") == 1  # the ungated run adds its report only
     assert "`baggage`" in text or "baggage" in text
+
+
+def test_strict_with_a_passing_gate_says_the_exit_it_ends_with(
+    assay_cli: RunCli, suite: Path
+) -> None:
+    """``--strict`` exits 1 when a test was not run, gate or no gate (docs/ci.md); the
+    verdict line says so instead of "gate passed (exit 0)" before an exit 1."""
+    text = suite.read_text() + "  - name: nothing-checked\n    input: hello\n"
+    suite.write_text(text)  # no ground truth: its equality does not run
+    proc = assay_cli("run", str(suite), "--fail-under", "0.5", "--strict")
+    assert proc.returncode == 1, output(proc)
+    assert "gate passed, but --strict: 1 test not run (exit 1)" in proc.stdout
+    assert "(exit 0)" not in proc.stdout
+    relaxed = assay_cli("run", str(suite), "--fail-under", "0.5")
+    assert relaxed.returncode == 0 and "gate passed (exit 0)" in relaxed.stdout

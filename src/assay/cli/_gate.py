@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assay._words import counted
 from assay.cli._terminal import markup_safe
 from assay.errors import ConfigError, Problem, StoreError
 
@@ -69,7 +70,10 @@ def _names(names: list[str]) -> str:
     return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")
 
 
-def print_verdict(verdict: GateVerdict, console: Console) -> None:
+def print_verdict(verdict: GateVerdict, console: Console, not_run_strict: int = 0) -> None:
+    """The gate's checks and its verdict with the exit code the run ends with:
+    ``not_run_strict``, the tests not run under ``--strict``, which exit 1 whatever the gate
+    says (said on the verdict's line, not contradicted by it)."""
     for check in verdict.checks:
         mark = "[green]ok[/]" if check.passed else "[red]FAIL[/]"
         console.print(f"gate: {mark} {markup_safe(check.line)}")
@@ -78,6 +82,10 @@ def print_verdict(verdict: GateVerdict, console: Console) -> None:
     if verdict.flaky:
         console.print(f"  [yellow]flaky[/] in either run, not counted: {_names(verdict.flaky)}")
     style = "green" if verdict.passed else "red"
+    if not_run_strict and verdict.passed:
+        strict = f"but --strict: {counted(not_run_strict, 'test')} not run"
+        console.print(f"[bold {style}]{verdict.headline()}[/], [red]{strict}[/] (exit 1)")
+        return
     console.print(f"[bold {style}]{verdict.headline()}[/] (exit {verdict.exit_code})")
 
 

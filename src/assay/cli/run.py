@@ -159,7 +159,7 @@ def run(
             raise typer.Exit(EXIT_INTERRUPTED)
         if gate is not None:
             verdict = gate.verdict(outcome.summary, outcome.run.id, opened)
-            print_verdict(verdict, console)
+            print_verdict(verdict, console, outcome.summary.not_run if strict else 0)
         job_summary = step_summary_file()
         report = opened.load_report(outcome.run.id) if outputs or job_summary else None
         if report is not None and job_summary:
