@@ -116,7 +116,8 @@ class _Slots:
 
     def release(self) -> None:
         self.in_use -= 1
-        self._admit()
+        if self.waiters:  # (``_admit`` admits no one from an empty queue)
+            self._admit()
 
     def _admit(self) -> None:
         while self.waiters and self._free():
@@ -194,17 +195,18 @@ class EndpointLimiter:
             state.bucket = _TokenBucket(self.requests_per_minute / 60.0, self.clock)
         return state
 
-    def enter_nowait(self) -> bool:
+    def enter_nowait(self) -> _Slots | None:
         """Take a slot without waiting, when that needs no wait at all: a slot is free, no
-        one is queued and no rate limit applies (``leave`` gives it back). False: nothing
-        was taken, ``async with`` (or ``await __aenter__``) must wait its turn."""
+        one is queued and no rate limit applies. The slots it was taken from (their
+        ``release()``, or ``leave``, gives it back); None: nothing was taken, ``acquire``
+        (or ``async with``) must wait its turn."""
         if self.requests_per_minute is not None:
-            return False
+            return None
         slots = self._state().slots
         if not slots.waiters and (self.max_in_flight is None or slots.in_use < self.max_in_flight):
             slots.in_use += 1
-            return True
-        return False
+            return slots
+        return None
 
     def leave(self) -> None:
         """Give back the slot taken by ``enter_nowait`` or ``__aenter__``."""
@@ -212,7 +214,9 @@ class EndpointLimiter:
         if state is not None:
             state.slots.release()
 
-    async def __aenter__(self) -> None:
+    async def acquire(self) -> _Slots:
+        """Wait for a slot (and a rate-limit token): the slots it was taken from (their
+        ``release()``, or ``leave``, gives it back)."""
         state = self._state()
         await state.slots.acquire()
         if state.bucket is not None:
@@ -221,6 +225,10 @@ class EndpointLimiter:
             except BaseException:
                 state.slots.release()
                 raise
+        return state.slots
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
 
     async def __aexit__(
         self,

@@ -198,8 +198,8 @@ async def send_request(
     failure: RequestFailed | None = None
     for attempt in range(policy.attempts):
         try:
-            if limiter is not None and not limiter.enter_nowait():
-                await limiter.__aenter__()  # wait for a slot (and a token)
+            # the slots a slot was taken from: released to them, not looked up again
+            slots = None if limiter is None else limiter.enter_nowait() or await limiter.acquire()
             try:
                 with _NO_DEADLINE if idle_timeout else turn_deadline(timeout_s):
                     sent = time.perf_counter()
@@ -219,8 +219,8 @@ async def send_request(
                         if not is_retryable_status(response.status):
                             raise failure
             finally:
-                if limiter is not None:
-                    limiter.leave()
+                if slots is not None:
+                    slots.release()
         except TimeoutError:
             raise RequestFailed(f"no reply from {url} within {timeout_s:g} s", "timeout") from None
         except ReplyTooLarge as exc:
