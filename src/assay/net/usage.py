@@ -30,12 +30,14 @@ _validated: Callable[[dict[str, int]], TokenUsage] = (
 USAGE_FIELDS = frozenset(TokenUsage.model_fields)  # assay's own names of the counters
 
 
-def counted_usage(counts: dict[str, int]) -> TokenUsage:
+def counted_usage(counts: dict[str, int], exact: bool = False) -> TokenUsage:
     """``TokenUsage(**counts)`` (``counts`` holds every field, in field order): made without
-    validating when every count is an exact int, as a count function returns it."""
-    for value in counts.values():
-        if type(value) is not int:
-            return _validated(counts)
+    validating when every count is an exact int, as a count function returns it. ``exact``:
+    the caller made every count of exact ints already (no second pass over them)."""
+    if not exact:
+        for value in counts.values():
+            if type(value) is not int:
+                return _validated(counts)
     return prevalidated(TokenUsage, counts, set(USAGE_FIELDS))
 
 

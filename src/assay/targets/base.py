@@ -199,14 +199,15 @@ def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
             return None
     get = raw.get
     prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
-    return counted_usage(
+    return counted_usage(  # each an int checked above, 0, or a sum of two: exact ints
         {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": get("total_tokens", 0) or prompt + completion,
             "cache_creation_tokens": get("cache_creation_tokens", 0),
             "cache_read_tokens": get("cache_read_tokens", 0),
-        }
+        },
+        exact=True,
     )
 
 
