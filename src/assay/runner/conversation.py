@@ -214,13 +214,15 @@ class AgentConversation:
     ) -> tuple[Reply | None, list[str], Reply | None, float]:
         """Send one turn: the reply (None when the turn failed), the turn's errors, what a
         failed turn did before it failed, and the latency."""
+        # by position, in field order (tests/runner/test_turn_request_order.py): a class
+        # called with keywords has them packed into a dict its __init__ unpacks again
         request = TurnRequest(
-            input=turn.input,
-            session_id=self.session_id,
-            turn_id=turn.turn_id or str(index + 1),
-            turn_index=index,
-            history=tuple(self.messages),
-            files=turn.attachments,
+            turn.input,
+            self.session_id,
+            turn.turn_id or str(index + 1),
+            index,
+            tuple(self.messages),
+            turn.attachments,
         )
         errors: list[str] = []
         reply: Reply | None = None
