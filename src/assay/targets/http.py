@@ -260,10 +260,10 @@ class ReplyMapping:
             except TargetError as exc:
                 raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         usage = self._find_usage(document)
-        reply = Reply(
-            text=text if type(text) is str else _as_text(text),
-            tool_invocations=calls,
-            token_usage=None if usage is MISSING else token_usage(usage),
+        reply = Reply(  # by position (text, tool_invocations, token_usage): no keyword dict
+            text if type(text) is str else _as_text(text),
+            calls,
+            None if usage is MISSING else token_usage(usage),
         )
         new_id = self._find_session_id(document)
         if new_id is MISSING:
