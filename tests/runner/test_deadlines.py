@@ -22,7 +22,7 @@ class Clock:
 
 async def turn(deadlines: Deadlines, delay: float, gate: asyncio.Event) -> str:
     try:
-        async with TurnDeadline(deadlines, delay):
+        async with TurnDeadline(delay, deadlines):
             await gate.wait()
     except TimeoutError:
         return "timed out"

@@ -258,7 +258,7 @@ def test_a_deadline_is_also_a_plain_context_manager() -> None:
 
     async def hang() -> str:
         try:
-            with TurnDeadline(deadlines, 1.0):
+            with TurnDeadline(1.0, deadlines):
                 await asyncio.sleep(3600)
         except TimeoutError:
             return "timed out"

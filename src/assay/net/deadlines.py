@@ -16,6 +16,7 @@ import heapq
 import itertools
 import time
 import weakref
+from asyncio import current_task, get_running_loop
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -100,12 +101,13 @@ def _deadlines_for(loop: asyncio.AbstractEventLoop) -> Deadlines:
 
 
 class TurnDeadline:
-    """``asyncio.timeout(delay)`` on the loop's shared ``Deadlines``; also a plain (sync)
-    context manager, as entering and leaving it never waits."""
+    """``asyncio.timeout(delay)`` on the running loop's shared ``Deadlines`` (``deadlines``:
+    other ones, for tests with an injected clock); also a plain (sync) context manager, as
+    entering and leaving it never waits. ``turn_deadline`` is this class."""
 
     __slots__ = ("_cancelling", "_deadlines", "_delay", "_entry")
 
-    def __init__(self, deadlines: Deadlines, delay: float) -> None:
+    def __init__(self, delay: float, deadlines: Deadlines | None = None) -> None:
         self._deadlines = deadlines
         self._delay = delay
         self._entry: _Entry | None = None
@@ -115,11 +117,17 @@ class TurnDeadline:
         return self._entry is not None and self._entry[_STATE] == _EXPIRED
 
     def __enter__(self) -> TurnDeadline:
-        task = asyncio.current_task()
+        loop = get_running_loop()  # once, for the task and the loop's deadlines both
+        task = current_task(loop)
         if task is None:
             raise RuntimeError("a turn deadline must be used inside a task")
+        deadlines = self._deadlines
+        if deadlines is None:
+            last = _last
+            deadlines = last[1] if last is not None and last[0]() is loop else _loop_deadlines(loop)
+            self._deadlines = deadlines
         self._cancelling = task.cancelling()
-        self._entry = self._deadlines.add(self._delay, task)
+        self._entry = deadlines.add(self._delay, task)
         return self
 
     def __exit__(
@@ -129,7 +137,7 @@ class TurnDeadline:
         tb: TracebackType | None,
     ) -> None:
         entry = self._entry
-        assert entry is not None
+        assert entry is not None and self._deadlines is not None
         if entry[_STATE] != _EXPIRED:
             self._deadlines.finish(entry)
             return
@@ -153,14 +161,18 @@ _per_loop: WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = WeakKeyDict
 _last: tuple[weakref.ref[asyncio.AbstractEventLoop], Deadlines] | None = None  # the usual one
 
 
-def turn_deadline(delay: float) -> TurnDeadline:
-    """A deadline ``delay`` seconds from now for the body of ``async with`` (or ``with``)."""
+def _loop_deadlines(loop: asyncio.AbstractEventLoop) -> Deadlines:
+    """The loop's deadlines, made on first use, and remembered as the usual ones (``_last``:
+    a run uses one loop, found without a weak dictionary's lookup)."""
     global _last
-    loop = asyncio.get_running_loop()
-    if _last is not None and _last[0]() is loop:
-        return TurnDeadline(_last[1], delay)
     deadlines = _per_loop.get(loop)
     if deadlines is None:
         deadlines = _per_loop[loop] = _deadlines_for(loop)
     _last = (weakref.ref(loop), deadlines)
-    return TurnDeadline(deadlines, delay)
+    return deadlines
+
+
+# ``turn_deadline(delay)``: a deadline ``delay`` seconds from entering the body of
+# ``async with`` (or ``with``), on the running loop's deadlines (looked up on entering: no
+# call of its own between the caller and the class)
+turn_deadline = TurnDeadline
