@@ -18,6 +18,7 @@ import time
 import weakref
 from asyncio import current_task, get_running_loop
 from collections.abc import Callable
+from heapq import heappush
 from types import TracebackType
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -49,23 +50,13 @@ class Deadlines:
         """Entries still in the heap (done ones included), for tests."""
         return len(self._heap)
 
-    def add(self, delay: float, task: asyncio.Task[object]) -> _Entry:
-        when = self._clock() + delay
-        entry = [when, next(self._order), task, _WAITING]
-        heapq.heappush(self._heap, entry)
-        if when < self._timer_at and self._arms:
-            self._arm(when)
-        return entry
+    # (entries are pushed and marked done by ``TurnDeadline``, entering and leaving)
 
-    def finish(self, entry: _Entry) -> None:
-        """The turn ended (whatever the outcome): its entry no longer matters."""
-        if entry[_STATE] == _WAITING:
-            entry[_STATE] = _DONE
-            self._done += 1
-            if self._done > _MIN_COMPACTED and self._done * 2 > len(self._heap):
-                self._heap = [item for item in self._heap if item[_STATE] == _WAITING]
-                heapq.heapify(self._heap)
-                self._done = 0
+    def _compact(self) -> None:
+        """Past half of the heap done: keep the waiting entries only."""
+        self._heap = [item for item in self._heap if item[_STATE] == _WAITING]
+        heapq.heapify(self._heap)
+        self._done = 0
 
     def expire_due(self) -> None:
         """Cancel every waiting turn whose deadline has come; arm the timer for the next."""
@@ -127,7 +118,12 @@ class TurnDeadline:
             deadlines = last[1] if last is not None and last[0]() is loop else _loop_deadlines(loop)
             self._deadlines = deadlines
         self._cancelling = task.cancelling()
-        self._entry = deadlines.add(self._delay, task)
+        # its entry pushed, and the timer armed when it is the soonest
+        when = deadlines._clock() + self._delay
+        self._entry = entry = [when, next(deadlines._order), task, _WAITING]
+        heappush(deadlines._heap, entry)
+        if when < deadlines._timer_at and deadlines._arms:
+            deadlines._arm(when)
         return self
 
     def __exit__(
@@ -138,8 +134,14 @@ class TurnDeadline:
     ) -> None:
         entry = self._entry
         assert entry is not None and self._deadlines is not None
-        if entry[_STATE] != _EXPIRED:
-            self._deadlines.finish(entry)
+        state = entry[_STATE]
+        if state != _EXPIRED:
+            if state == _WAITING:  # its entry no longer matters: done, and counted
+                entry[_STATE] = _DONE
+                deadlines = self._deadlines
+                deadlines._done += 1
+                if deadlines._done > _MIN_COMPACTED and deadlines._done * 2 > len(deadlines._heap):
+                    deadlines._compact()
             return
         # as asyncio.timeout: our cancel becomes TimeoutError unless another one is pending
         if entry[_TASK].uncancel() <= self._cancelling and exc_type is asyncio.CancelledError:
