@@ -338,6 +338,7 @@ class HttpTarget(ClientTarget):
         self.description = REDACTOR(f"http:{config.method} {config.url}")
         self._method = config.method
         self._stream = config.stream
+        self._read = _reader(config.stream, self.mapping, self._url_text or "")
 
     async def start(self) -> None:
         if not self.url.constant:  # render the URL with sample values to find its host
@@ -411,27 +412,8 @@ class HttpTarget(ClientTarget):
                 data = body.encode()
             else:
                 data = dumps(body).encode()
-        stream = self._stream
-        mapping = self.mapping
-
-        async def read(body: ReplyBody, sent: float) -> tuple[Reply, str | None]:
-            content_type = body.response.content_type  # (ReplyBody.content_type's)
-            if content_type == EVENT_STREAM or (stream and content_type != "application/json"):
-                streamed = await collect_stream(body, sent)
-                reply = Reply(
-                    text=streamed.text,
-                    tool_invocations=normalise_tools(
-                        streamed.tool_invocations or None, decoded=True
-                    ),
-                    token_usage=token_usage(streamed.usage),
-                    time_to_first_token_ms=streamed.time_to_first_token_ms,
-                )
-                return reply, None
-            raw = await body.read()
-            if content_type == "text/plain":
-                return Reply(text=raw.decode("utf-8", "replace")), None
-            return mapping.reply(decode_json(raw, url), url, body_within_limits(raw))
-
+        # a constant URL's reader is made once (``__init__``), another's per request
+        read = self._read if url is self._url_text else _reader(self._stream, self.mapping, url)
         return self.request(
             self._method,
             url,
@@ -439,7 +421,7 @@ class HttpTarget(ClientTarget):
             headers=headers,
             data=data,
             params=params,
-            stream=stream,
+            stream=self._stream,
             request_url=self._request_url,
         )
 
@@ -448,6 +430,29 @@ class HttpTarget(ClientTarget):
             hint = " (on the first turn: is the URL right?)" if turn_index == 0 else ""
             return SessionLost(REDACTOR(f"{exc}{hint}"))
         return super().failure(exc, turn_index)
+
+
+def _reader(stream: bool, mapping: ReplyMapping, url: str) -> Reader[tuple[Reply, str | None]]:
+    """The reader of a reply from ``url`` (``send_request``'s ``read``): an event stream's
+    events folded, or the body read with ``mapping``, and the session id it returns."""
+
+    async def read(body: ReplyBody, sent: float) -> tuple[Reply, str | None]:
+        content_type = body.response.content_type  # (ReplyBody.content_type's)
+        if content_type == EVENT_STREAM or (stream and content_type != "application/json"):
+            streamed = await collect_stream(body, sent)
+            reply = Reply(
+                text=streamed.text,
+                tool_invocations=normalise_tools(streamed.tool_invocations or None, decoded=True),
+                token_usage=token_usage(streamed.usage),
+                time_to_first_token_ms=streamed.time_to_first_token_ms,
+            )
+            return reply, None
+        raw = await body.read()
+        if content_type == "text/plain":
+            return Reply(text=raw.decode("utf-8", "replace")), None
+        return mapping.reply(decode_json(raw, url), url, body_within_limits(raw))
+
+    return read
 
 
 _FLAT_NAMES = ("input", "session_id", "turn_id")  # in TurnRequest's order (see ``_send``)
