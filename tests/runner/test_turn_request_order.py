@@ -1,12 +1,14 @@
 """``AgentConversation._ask`` makes its TurnRequest by position: each field gets the value
-the keyword call gave it (every value distinct, so a swap of any two fails)."""
+the keyword call gave it (every value distinct, so a swap of any two fails); and ``run_case``
+awaits the session's ``close`` (``AgentConversation.close`` hands back its coroutine)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from assay.cases import parse_suite
-from assay.runner.conversation import AgentConversation, CaseSettings
+from assay.runner.conversation import AgentConversation, CaseSettings, run_case
 from assay.targets.base import AgentSession, Message, Reply, Target, TurnRequest
 
 
@@ -51,3 +53,23 @@ async def test_each_field_gets_the_value_the_keyword_call_gave_it() -> None:
     assert second.turn_id == "2" and second.turn_index == 1
     assert second.history == (Message("user", "first?"), Message("assistant", "ok"))
     assert first.session_id.startswith("assay-r-")
+
+
+class _Closing(_Recording):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = 0
+
+    async def close(self) -> None:
+        await asyncio.sleep(0)
+        self.closed += 1
+
+
+async def test_run_case_awaits_the_sessions_close() -> None:
+    spec = {"name": "t", "input": "q?"}
+    case = parse_suite({"name": "s", "tests": [spec]}, "suite.yaml").cases[0]
+    target = _Target()
+    target.recording = _Closing()
+    result = await run_case(case, target, CaseSettings(run_id="r"))
+    assert result.agent_response == "ok"
+    assert target.recording.closed == 1

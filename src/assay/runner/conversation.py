@@ -6,7 +6,7 @@ import itertools
 import os
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -269,8 +269,9 @@ class AgentConversation:
             )
         )
 
-    async def close(self) -> None:
-        await self.session.close()
+    def close(self) -> Awaitable[None]:
+        """The session's ``close``, for the caller to await: no coroutine of this one's."""
+        return self.session.close()
 
 
 async def run_case(
