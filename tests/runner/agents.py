@@ -54,4 +54,8 @@ def not_a_reply(query: str, session_id: str) -> int:
 
 
 def silent(query: str, session_id: str) -> dict[str, Any]:
-    return {}  # no text, no tools
+    return {"response": None}  # no text, no tools
+
+
+def misnamed(query: str, session_id: str) -> dict[str, Any]:
+    return {"text": "Paris", "tools": []}  # the answer under another key

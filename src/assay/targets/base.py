@@ -21,6 +21,7 @@ from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
 from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
+from assay.secrets import REDACTOR
 from assay.targets._plain import plain_json
 
 
@@ -223,6 +224,15 @@ def reply_from_payload(payload: Any) -> Reply:
         return Reply(text=payload)
     if not isinstance(payload, dict):
         raise TargetError(f"expected a string or an object reply, got {type(payload).__name__}")
+    if "response" not in payload:  # as the http target's default mapping says of its reply
+        keys = ", ".join(str(key) for key in list(payload)[:10])
+        raise TargetError(
+            REDACTOR(
+                "the reply object has no 'response' "
+                + (f"(its keys: {keys}); " if keys else "(it is empty); ")
+                + "return the answer as a str, or as 'response' (None for a tool-only turn)"
+            )
+        )
     text = payload.get("response")
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)
