@@ -27,10 +27,15 @@ KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query on SQLite
 ROWS_PER_INSERT = 64
 # A column whose values in a batch are all None (or all True, or all False) is written into
 # the statement (NULL, 1, 0) instead of bound: binding each costs the driver an adaptation
-# lookup (about 1.1k instructions a value). Each table keeps to a few such shapes of
-# statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4 tables, 112
-# statements, and the batch's others, within the driver's statement cache (128).
+# lookup (about 1.1k instructions a value). A column whose values in a batch of at least
+# ONCE_MIN_ROWS rows are all one str (the run's id, always; often the test type, a metric's
+# name, "[]") is bound once per statement, every row naming that parameter (``?NNN``):
+# SQLite copies each bound text (about 800 instructions a value). Each table keeps to a few
+# such shapes of statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4
+# tables, 112 statements, and the batch's others, within the driver's statement cache (128).
 PLAIN_SHAPES = 3
+ONCE_MIN_ROWS = 8
+ONCE = "="  # the mark of a column bound once per statement (a literal is SQL text)
 _LITERAL = {None: "NULL", True: "1", False: "0"}
 _shapes: dict[str, set[tuple[str | None, ...]]] = {}
 
@@ -91,27 +96,54 @@ def _insert(
     literals: tuple[str | None, ...] | None = None,
 ) -> str:
     """The statement that inserts ``rows`` rows at once (COPY: any number of rows); on
-    SQLite, a column with a literal (``literals``) takes it in every row, not a value."""
+    SQLite, a column with a literal (``literals``: see ``_literals``) takes it in every row,
+    not a value, and a column marked ONCE takes one parameter, after every row's."""
     if postgresql:
         return f'COPY "{table}" ({_quoted(columns)}) FROM STDIN'
-    marks = [literal or "?" for literal in literals] if literals else ["?"] * len(columns)
-    one = f"({', '.join(marks)})"
-    return f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES {", ".join([one] * rows)}'
+    head = f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES '
+    if not literals:
+        one = f"({', '.join(['?'] * len(columns))})"
+        return head + ", ".join([one] * rows)
+    if ONCE not in literals:
+        one = f"({', '.join(literal or '?' for literal in literals)})"
+        return head + ", ".join([one] * rows)
+    per_row = literals.count(None)
+    once = {j: rows * per_row + k for k, j in enumerate(_once(literals), start=1)}
+    made = []
+    for row in range(rows):
+        marks, number = [], row * per_row
+        for j, literal in enumerate(literals):
+            if literal is None:
+                number += 1
+                marks.append(f"?{number}")
+            else:
+                marks.append(f"?{once[j]}" if literal == ONCE else literal)
+        made.append(f"({', '.join(marks)})")
+    return head + ", ".join(made)
+
+
+def _once(literals: tuple[str | None, ...]) -> list[int]:
+    return [j for j, literal in enumerate(literals) if literal == ONCE]
 
 
 def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ...] | None:
     """The columns whose every value in ``values`` (rows of ``width`` values, one after the
-    other) is None, or every one True, or every one False, as the literal each gets; None
-    when there is none, or the table already has PLAIN_SHAPES other shapes. (``count``
-    compares by equality, so 1 and 1.0 count as True: a column whose first value is a bool
-    is one of TestResult's bool fields, which holds only bools and None.)"""
+    other) is None, or every one True, or every one False, as the literal each gets; and,
+    in a batch of ONCE_MIN_ROWS rows or more, those whose every value is one str (equal to
+    the first, which is a str), marked ONCE; None when there is none, or none left to bind
+    row by row, or the table already has PLAIN_SHAPES other shapes. (``count`` compares by
+    equality, so 1 and 1.0 count as True: a column whose first value is a bool is one of
+    TestResult's bool fields, which holds only bools and None; a value equal to a str is a
+    str, of the same text.)"""
     rows = len(values) // width
     found: list[str | None] = [None] * width
+    once = rows >= ONCE_MIN_ROWS
     for j, first in enumerate(values[:width]):
-        if (first is None or first is True or first is False) and values[j::width].count(
-            first
-        ) == rows:
-            found[j] = _LITERAL[first]
+        if first is None or first is True or first is False:
+            if values[j::width].count(first) == rows:
+                found[j] = _LITERAL[first]
+        elif once and type(first) is str and values[j::width].count(first) == rows:
+            found[j] = ONCE
     if not any(found) or all(found):  # nothing to write in, or nothing left to bind
         return None
     shape = tuple(found)
@@ -208,24 +240,30 @@ class BatchWriter:
     def insert_values(self, table: str, columns: tuple[str, ...], values: list[Any]) -> None:
         """SQLite: insert rows given as one flat list of their values, row after row, in
         multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
-        True or all False is written into the statements (``_literals``)."""
+        True or all False is written into the statements, and one that is all one str
+        bound once per statement (``_literals``)."""
         width = len(columns)
         literals = _literals(table, width, values)
+        once: list[Any] = []
         if literals is not None:  # the bound columns' values, a column at a time
+            once = [values[j] for j in _once(literals)]
             bound = [j for j, literal in enumerate(literals) if literal is None]
             kept: list[Any] = [None] * (len(values) // width * len(bound))
             for slot, j in enumerate(bound):
                 kept[slot :: len(bound)] = values[j::width]
             values, width = kept, len(bound)
         chunk = ROWS_PER_INSERT
-        while chunk * width > 999:
+        while chunk * width + len(once) > 999:
             chunk //= 2
         start, end = 0, len(values)
         while start < end:
             while end - start < chunk * width:
                 chunk //= 2
             statement = _insert(table, columns, False, chunk, literals)
-            self._cursor.execute(statement, values[start : start + chunk * width])
+            params = values[start : start + chunk * width]
+            if once:
+                params += once
+            self._cursor.execute(statement, params)
             start += chunk * width
 
     def add_counts(self, run_id: str, added: int, passed: int) -> None:
