@@ -122,8 +122,10 @@ def _insert(
     return head + ", ".join(made)
 
 
-def _once(literals: tuple[str | None, ...]) -> list[int]:
-    return [j for j, literal in enumerate(literals) if literal == ONCE]
+@functools.cache
+def _once(literals: tuple[str | None, ...]) -> tuple[int, ...]:
+    """The columns a shape binds once (marked ONCE)."""
+    return tuple(j for j, literal in enumerate(literals) if literal == ONCE)
 
 
 def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ...] | None:
