@@ -42,6 +42,7 @@ def test_a_column_bound_once_stores_what_binding_each_row_stores(
 ) -> None:
     rng = random.Random(seed)
     monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
     width, rows = rng.randrange(1, 9), rng.randrange(1, 200)
     kinds = [rng.choice(["same", "mostly", "mixed", None, True]) for _ in range(width)]
     texts = {j: rng.choice(["same", "é ✓", "", "[]", "\x00"]) for j in range(width)}
@@ -65,6 +66,7 @@ def test_a_column_bound_once_stores_what_binding_each_row_stores(
     columns = tuple(f"c{j}" for j in range(width))
     shape = _bulk._literals("once", width, values)
     monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
     writer.insert_values("once", columns, list(values))
     marks = ", ".join("?" * width)
     conn.executemany(
@@ -75,7 +77,7 @@ def test_a_column_bound_once_stores_what_binding_each_row_stores(
     for j, kind in enumerate(kinds):  # which columns were bound once: exactly the one-str ones
         column = values[j::width]
         one_str = type(column[0]) is str and column.count(column[0]) == rows
-        if shape is not None and kind in ("same", "mostly"):
+        if shape is not None and _bulk.ONCE in shape and kind in ("same", "mostly"):
             assert (shape[j] == _bulk.ONCE) == (one_str and rows >= _bulk.ONCE_MIN_ROWS)
 
 
@@ -83,12 +85,14 @@ def test_only_a_batch_of_enough_rows_binds_a_column_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
     few = _bulk.ONCE_MIN_ROWS - 1
     assert _bulk._literals("t", 2, ["run", "a"] * few) is None
     assert _bulk._literals("t", 2, ["run", None] * few) == (None, "NULL")
     rows = [v for i in range(few + 1) for v in ("run", f"name {i}")]
     assert _bulk._literals("t", 2, rows) == (_bulk.ONCE, None)
     assert _bulk._literals("t", 2, [_Str("run"), "x"] + ["run", "y"] * few) is None  # not a str
+    assert _bulk._literals("t", 2, ["run", None] * (few + 1)) == (None, "NULL")  # nothing else
     statement = _bulk._insert("t", ("a", "b", "c"), False, 2, (_bulk.ONCE, None, "NULL"))
     assert statement == 'INSERT INTO "t" ("a", "b", "c") VALUES (?3, ?1, NULL), (?3, ?2, NULL)'
 
@@ -105,12 +109,16 @@ def test_batches_with_columns_bound_once_store_what_binding_stores(
         store.create_run(run_info(run))
     handed = [(i, _decode(r.model_dump_json().encode())) for i, r in enumerate(results)]
     monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
     monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 0)  # no shape allowed: every value bound
+    monkeypatch.setattr(_bulk, "ONCE_SHAPES", 0)
     store.add_results("bound", handed)
     assert not _bulk._shapes.get("assay_test_results")
+    assert not _bulk._once_shapes.get("assay_test_results")
     monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 3)
+    monkeypatch.setattr(_bulk, "ONCE_SHAPES", 3)
     store.add_results("once", handed)
-    assert any(_bulk.ONCE in shape for shape in _bulk._shapes["assay_test_results"])
+    assert any(_bulk.ONCE in shape for shape in _bulk._once_shapes["assay_test_results"])
     for item in handed:
         store.add_results("one-by-one", [item])
     bound = dump(store, "bound")
@@ -118,3 +126,23 @@ def test_batches_with_columns_bound_once_store_what_binding_stores(
     assert dump(store, "once") == bound
     assert dump(store, "one-by-one") == bound
     store.close()
+
+
+def test_past_its_shapes_binding_once_leaves_the_literals_as_they_were(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Shapes binding once have their own room: when it is full, a batch gets the shape it
+    would get if nothing were bound once (literals and their room as before)."""
+    monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
+    monkeypatch.setattr(_bulk, "ONCE_SHAPES", 1)
+    rows = _bulk.ONCE_MIN_ROWS
+    first = [v for i in range(rows) for v in ("run", None, f"n{i}", "a")]
+    assert _bulk._literals("t", 4, first) == (_bulk.ONCE, "NULL", None, _bulk.ONCE)
+    other = [v for i in range(rows) for v in ("run", None, f"n{i}", f"b{i}")]
+    assert _bulk._literals("t", 4, other) == (None, "NULL", None, None)  # no room left
+    assert _bulk._literals("t", 4, first) == (_bulk.ONCE, "NULL", None, _bulk.ONCE)
+    assert _bulk._shapes["t"] == {(None, "NULL", None, None)}
+    monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 1)
+    third = [v for i in range(rows) for v in ("run", True, f"n{i}", f"b{i}")]
+    assert _bulk._literals("t", 4, third) is None  # neither room: every value bound

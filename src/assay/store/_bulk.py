@@ -32,12 +32,15 @@ ROWS_PER_INSERT = 64
 # name, "[]") is bound once per statement, every row naming that parameter (``?NNN``):
 # SQLite copies each bound text (about 800 instructions a value). Each table keeps to a few
 # such shapes of statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4
-# tables, 112 statements, and the batch's others, within the driver's statement cache (128).
-PLAIN_SHAPES = 3
+# tables, 112 statements with literals only, 196 with those binding once, and the batch's
+# others, within the driver's statement cache (``_engine``: 256).
+PLAIN_SHAPES = 3  # with literals only: as many as before any column was bound once
+ONCE_SHAPES = 3  # with columns bound once (and literals)
 ONCE_MIN_ROWS = 8
 ONCE = "="  # the mark of a column bound once per statement (a literal is SQL text)
 _LITERAL = {None: "NULL", True: "1", False: "0"}
 _shapes: dict[str, set[tuple[str | None, ...]]] = {}
+_once_shapes: dict[str, set[tuple[str | None, ...]]] = {}
 
 # Written with "?" (SQLite's placeholder); PostgreSQL's driver takes "%s" (see ``_sql``).
 _LOCK_RUN = f"SELECT id FROM {runs.name} WHERE id = ?"
@@ -132,11 +135,13 @@ def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ..
     """The columns whose every value in ``values`` (rows of ``width`` values, one after the
     other) is None, or every one True, or every one False, as the literal each gets; and,
     in a batch of ONCE_MIN_ROWS rows or more, those whose every value is one str (equal to
-    the first, which is a str), marked ONCE; None when there is none, or none left to bind
-    row by row, or the table already has PLAIN_SHAPES other shapes. (``count`` compares by
-    equality, so 1 and 1.0 count as True: a column whose first value is a bool is one of
-    TestResult's bool fields, which holds only bools and None; a value equal to a str is a
-    str, of the same text.)"""
+    the first, which is a str), marked ONCE. A shape with columns bound once is one of the
+    table's ONCE_SHAPES; past them (or with nothing left to bind row by row), the shape
+    without them, one of its PLAIN_SHAPES (so the literals are what they would be without
+    binding once). None when there is nothing to write in, or nothing left to bind, or no
+    room. (``count`` compares by equality, so 1 and 1.0 count as True: a column whose first
+    value is a bool is one of TestResult's bool fields, which holds only bools and None; a
+    value equal to a str is a str, of the same text.)"""
     rows = len(values) // width
     found: list[str | None] = [None] * width
     once = rows >= ONCE_MIN_ROWS
@@ -146,6 +151,13 @@ def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ..
                 found[j] = _LITERAL[first]
         elif once and type(first) is str and values[j::width].count(first) == rows:
             found[j] = ONCE
+    if ONCE in found:
+        shape = tuple(found)
+        seen = _once_shapes.setdefault(table, set())
+        if None in shape and (shape in seen or len(seen) < ONCE_SHAPES):
+            seen.add(shape)
+            return shape
+        found = [None if mark == ONCE else mark for mark in found]
     if not any(found) or all(found):  # nothing to write in, or nothing left to bind
         return None
     shape = tuple(found)
