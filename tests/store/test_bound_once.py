@@ -1,7 +1,7 @@
 """SQLite's multi-row INSERTs bind a column that is one str in every row of a batch (of
 ``ONCE_MIN_ROWS`` rows or more) once per statement, every row naming that parameter
-(``_bulk._literals``, ``ONCE``): the rows stored, values and types, are those the same
-values bound row by row store."""
+(``_bulk._literals``, ``ONCE``), and a column of bools as their ints: the rows stored,
+values and types, are those the same values bound row by row store."""
 
 from __future__ import annotations
 
@@ -44,7 +44,10 @@ def test_a_column_bound_once_stores_what_binding_each_row_stores(
     monkeypatch.setattr(_bulk, "_shapes", {})
     monkeypatch.setattr(_bulk, "_once_shapes", {})
     width, rows = rng.randrange(1, 9), rng.randrange(1, 200)
-    kinds = [rng.choice(["same", "mostly", "mixed", None, True]) for _ in range(width)]
+    kinds = [
+        rng.choice(["same", "mostly", "mixed", "bools", "bools or None", None, True])
+        for _ in range(width)
+    ]
     texts = {j: rng.choice(["same", "é ✓", "", "[]", "\x00"]) for j in range(width)}
     values: list[Any] = []
     for r in range(rows):
@@ -53,6 +56,10 @@ def test_a_column_bound_once_stores_what_binding_each_row_stores(
                 values.append(texts[j])
             elif kind == "mostly":  # one odd value somewhere, or none
                 values.append(rng.choice(_ODD) if r == rows // 2 else "same")
+            elif kind == "bools":  # bound as 1 and 0: stored as the bools bound are
+                values.append(rng.random() < 0.5)
+            elif kind == "bools or None":
+                values.append(rng.choice([True, False, None]))
             elif kind == "mixed":
                 values.append(rng.choice([f"{r}", 7, 2.5, None, "same"]))
             else:
@@ -146,3 +153,29 @@ def test_past_its_shapes_binding_once_leaves_the_literals_as_they_were(
     monkeypatch.setattr(_bulk, "PLAIN_SHAPES", 1)
     third = [v for i in range(rows) for v in ("run", True, f"n{i}", f"b{i}")]
     assert _bulk._literals("t", 4, third) is None  # neither room: every value bound
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.params: list[Any] = []
+
+    def execute(self, statement: str, params: list[Any]) -> None:
+        self.params += params
+
+
+def test_a_column_of_bools_is_bound_as_ints_and_one_with_none_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_bulk, "_shapes", {})
+    monkeypatch.setattr(_bulk, "_once_shapes", {})
+    writer = object.__new__(_bulk.BatchWriter)
+    writer._cursor = _Recorder()
+    flags = [True, False, False, True]
+    maybe = [True, None, False, True]
+    values = [v for i in range(4) for v in (None, flags[i], maybe[i], f"n{i}")]
+    writer.insert_values("t", ("a", "b", "c", "d"), values)
+    bound = writer._cursor.params
+    assert [type(v) for v in bound[0::3]] == [int] * 4 and bound[0::3] == [1, 0, 0, 1]
+    assert (
+        bound[1::3] == maybe and [type(v) for v in bound[1::3]] == [bool, type(None)] + [bool] * 2
+    )

@@ -255,16 +255,23 @@ class BatchWriter:
         """SQLite: insert rows given as one flat list of their values, row after row, in
         multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
         True or all False is written into the statements, and one that is all one str
-        bound once per statement (``_literals``)."""
+        bound once per statement (``_literals``). A column of bools (True and False, no
+        None) is bound as their ints, 1 and 0: the driver binds a bool as the int it is,
+        after an adaptation lookup (about 1k instructions a value, ``bind_plainly``'s
+        adapter or none)."""
         width = len(columns)
         literals = _literals(table, width, values)
         once: list[Any] = []
         if literals is not None:  # the bound columns' values, a column at a time
             once = [values[j] for j in _once(literals)]
             bound = [j for j, literal in enumerate(literals) if literal is None]
-            kept: list[Any] = [None] * (len(values) // width * len(bound))
+            rows = len(values) // width
+            kept: list[Any] = [None] * (rows * len(bound))
             for slot, j in enumerate(bound):
-                kept[slot :: len(bound)] = values[j::width]
+                column = values[j::width]
+                if type(column[0]) is bool and column.count(True) + column.count(False) == rows:
+                    column = list(map(int, column))  # bound as the driver binds a bool
+                kept[slot :: len(bound)] = column
             values, width = kept, len(bound)
         chunk = ROWS_PER_INSERT
         while chunk * width + len(once) > 999:
