@@ -166,16 +166,19 @@ class _Recorder:
 def test_a_column_of_bools_is_bound_as_ints_and_one_with_none_as_it_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """In a batch of ONCE_MIN_ROWS rows or more; a smaller one binds its bools as they are."""
     monkeypatch.setattr(_bulk, "_shapes", {})
     monkeypatch.setattr(_bulk, "_once_shapes", {})
-    writer = object.__new__(_bulk.BatchWriter)
-    writer._cursor = _Recorder()
-    flags = [True, False, False, True]
-    maybe = [True, None, False, True]
-    values = [v for i in range(4) for v in (None, flags[i], maybe[i], f"n{i}")]
-    writer.insert_values("t", ("a", "b", "c", "d"), values)
-    bound = writer._cursor.params
-    assert [type(v) for v in bound[0::3]] == [int] * 4 and bound[0::3] == [1, 0, 0, 1]
-    assert (
-        bound[1::3] == maybe and [type(v) for v in bound[1::3]] == [bool, type(None)] + [bool] * 2
-    )
+    rows = _bulk.ONCE_MIN_ROWS
+    flags = [i % 3 == 0 for i in range(rows)]
+    maybe = [None if i == 1 else i % 2 == 0 for i in range(rows)]
+    for many in (rows, rows - 1):
+        writer = object.__new__(_bulk.BatchWriter)
+        writer._cursor = _Recorder()
+        values = [v for i in range(many) for v in (None, flags[i], maybe[i], f"n{i}")]
+        writer.insert_values("t", ("a", "b", "c", "d"), values)
+        bound = writer._cursor.params
+        assert bound[0::3] == flags[:many] and bound[1::3] == maybe[:many]
+        kinds = {type(v) for v in bound[0::3]}
+        assert kinds == ({int} if many == rows else {bool})
+        assert {type(v) for v in bound[1::3]} == {bool, type(None)}

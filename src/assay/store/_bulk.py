@@ -1,6 +1,7 @@
 """Writing a batch of results fast, the way each database does it best: ids reserved up
-front, COPY on PostgreSQL, executemany on SQLite, and "already stored?" probes that cost the
-same however large the run is.
+front, COPY on PostgreSQL, multi-row INSERTs on SQLite (values common to a batch's rows
+written in or bound once), and "already stored?" probes that cost the same however large
+the run is.
 
 Statements are plain SQL text with the rows as prepared tuples (see ``BatchWriter``):
 compiled SQLAlchemy statements cost about 70 us each to run, and their per-row parameter
@@ -151,7 +152,7 @@ def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ..
                 found[j] = _LITERAL[first]
         elif once and type(first) is str and values[j::width].count(first) == rows:
             found[j] = ONCE
-    if ONCE in found:
+    if once and ONCE in found:
         shape = tuple(found)
         seen = _once_shapes.setdefault(table, set())
         if None in shape and (shape in seen or len(seen) < ONCE_SHAPES):
@@ -256,20 +257,26 @@ class BatchWriter:
         multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
         True or all False is written into the statements, and one that is all one str
         bound once per statement (``_literals``). A column of bools (True and False, no
-        None) is bound as their ints, 1 and 0: the driver binds a bool as the int it is,
-        after an adaptation lookup (about 1k instructions a value, ``bind_plainly``'s
-        adapter or none)."""
+        None) in a batch of ONCE_MIN_ROWS rows or more is bound as their ints, 1 and 0: the
+        driver binds a bool as the int it is, after an adaptation lookup (about 1k
+        instructions a value, ``bind_plainly``'s adapter or none)."""
         width = len(columns)
         literals = _literals(table, width, values)
         once: list[Any] = []
         if literals is not None:  # the bound columns' values, a column at a time
-            once = [values[j] for j in _once(literals)]
-            bound = [j for j, literal in enumerate(literals) if literal is None]
             rows = len(values) // width
+            many = rows >= ONCE_MIN_ROWS  # else nothing bound once, and a few bools as they are
+            if many:
+                once = [values[j] for j in _once(literals)]
+            bound = [j for j, literal in enumerate(literals) if literal is None]
             kept: list[Any] = [None] * (rows * len(bound))
             for slot, j in enumerate(bound):
                 column = values[j::width]
-                if type(column[0]) is bool and column.count(True) + column.count(False) == rows:
+                if (
+                    many
+                    and type(column[0]) is bool
+                    and column.count(True) + column.count(False) == rows
+                ):
                     column = list(map(int, column))  # bound as the driver binds a bool
                 kept[slot :: len(bound)] = column
             values, width = kept, len(bound)
