@@ -67,6 +67,12 @@ def resolve_url(url: str | None) -> URL:
         parsed = parsed.set(drivername="postgresql+psycopg")
     elif backend != "sqlite" and backend != "postgresql":
         raise _unsupported(raw, f"the {backend!r} database is not supported")
+    elif backend == "sqlite" and (parsed.host or parsed.port):  # sqlite://NAME: two slashes
+        raise _unsupported(
+            raw,
+            f"a SQLite URL names a file, not a host ({parsed.host!r}): write three slashes for "
+            "a relative path (sqlite:///runs.db) and four for an absolute one",
+        )
     return parsed
 
 
