@@ -215,6 +215,15 @@ def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
     return int(usage.get(key) or 0)
 
 
+_REPLY_KEYS = frozenset(("response", "tool_invocations", "token_usage"))
+
+
+def _shown_key(key: Any) -> str:
+    """A key of an agent's reply as a message shows it: clipped, and never its own code."""
+    shown = key if type(key) is str else f"<{type(key).__name__}>"
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
 def reply_from_payload(payload: Any) -> Reply:
     """A reply in the http default shape (``{"response", "tool_invocations", "token_usage"}``)
     or a bare string, read from a plain copy (``plain_json``): a cyclic, too deep or too
@@ -224,11 +233,11 @@ def reply_from_payload(payload: Any) -> Reply:
         return Reply(text=payload)
     if not isinstance(payload, dict):
         raise TargetError(f"expected a string or an object reply, got {type(payload).__name__}")
-    if "response" not in payload:  # as the http target's default mapping says of its reply
-        keys = ", ".join(str(key) for key in list(payload)[:10])
+    if _REPLY_KEYS.isdisjoint(payload):  # nothing of the shape: an answer under another key?
+        keys = ", ".join(_shown_key(key) for key in list(payload)[:10])
         raise TargetError(
             REDACTOR(
-                "the reply object has no 'response' "
+                "the reply object has none of 'response', 'tool_invocations', 'token_usage' "
                 + (f"(its keys: {keys}); " if keys else "(it is empty); ")
                 + "return the answer as a str, or as 'response' (None for a tool-only turn)"
             )
