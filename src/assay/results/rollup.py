@@ -602,9 +602,7 @@ def _once_per_test(
     merged: dict[str, tuple[list[float | None], str | None]] = {}
     for name, score, dimension in metrics:
         merged.setdefault(name, ([], dimension))[0].append(score)
-    return [
-        (name, merged_score(scores), dimension) for name, (scores, dimension) in merged.items()
-    ]
+    return [(name, merged_score(scores), dimension) for name, (scores, dimension) in merged.items()]
 
 
 class SummaryBuilder:
