@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from assay._factories import empty_list
 from assay._spec_base import MODULE_NAME, Open, Strict, module_name, shorthand
 from assay.limits import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_REPLY_MB
 from assay.target_config import TargetConfig
@@ -149,7 +150,7 @@ class TestSpec(Strict):
 
     name: str
     description: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
     metrics: list[MetricSpec] | None = None
     # single-turn
     input: str | None = None
@@ -245,11 +246,11 @@ class Suite(Strict):
     # the simulated user of goal-driven tests; the judge's model when not given
     simulator: ModelConfig | None = None
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
-    metrics: list[MetricSpec] = Field(default_factory=list)
-    datasets: list[str] = Field(default_factory=list)
+    metrics: list[MetricSpec] = Field(default_factory=empty_list)
+    datasets: list[str] = Field(default_factory=empty_list)
     # modules of the user's that register metrics (@assay.metric), next to the suite
-    plugins: list[PluginModule] = Field(default_factory=list)
-    tests: list[TestSpec] = Field(default_factory=list)
+    plugins: list[PluginModule] = Field(default_factory=empty_list)
+    tests: list[TestSpec] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _unique_names(self) -> Suite:
