@@ -15,6 +15,7 @@ from pydantic import (
     ConfigDict,
     Field,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -97,9 +98,23 @@ class ExpectedToolSpec(Open):
     def _short(cls, value: Any) -> Any:
         return shorthand("name")(value)
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():  # a substring of every name: it would match any call
+            raise ValueError("the tool's name is empty: it would match every call")
+        return name
+
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
+
+
+def _some_ground_truth(value: str | None) -> str | None:
+    """An expected answer written out but empty is refused (as HoloDeck refuses it)."""
+    if value is not None and not value.strip():
+        raise ValueError("ground_truth is empty: leave it out when there is no expected answer")
+    return value
 
 
 class FileSpec(Strict):
@@ -129,6 +144,8 @@ class TurnSpec(Strict):
     expected_tools: list[ExpectedToolSpec] | None = None
     metrics: list[MetricSpec] | None = None
     files: list[FileSpec] | None = None
+
+    _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
 
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
@@ -172,6 +189,8 @@ class TestSpec(Strict):
     # prohibited ones written without negation ("Promise a refund")
     required: list[str] | None = None
     prohibited: list[str] | None = None
+
+    _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
