@@ -15,9 +15,11 @@ from pydantic import (
     ConfigDict,
     Field,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
+from assay._factories import empty_list
 from assay._spec_base import MODULE_NAME, Open, Strict, module_name, shorthand
 from assay.limits import DEFAULT_MAX_FILE_MB, DEFAULT_MAX_REPLY_MB
 from assay.target_config import TargetConfig
@@ -96,9 +98,23 @@ class ExpectedToolSpec(Open):
     def _short(cls, value: Any) -> Any:
         return shorthand("name")(value)
 
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():  # a substring of every name: it would match any call
+            raise ValueError("the tool's name is empty: it would match every call")
+        return name
+
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
+
+
+def _some_ground_truth(value: str | None) -> str | None:
+    """An expected answer written out but empty is refused (as HoloDeck refuses it)."""
+    if value is not None and not value.strip():
+        raise ValueError("ground_truth is empty: leave it out when there is no expected answer")
+    return value
 
 
 class FileSpec(Strict):
@@ -129,6 +145,8 @@ class TurnSpec(Strict):
     metrics: list[MetricSpec] | None = None
     files: list[FileSpec] | None = None
 
+    _ground_truth = field_validator("ground_truth")(_some_ground_truth)
+
 
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
 
@@ -149,7 +167,7 @@ class TestSpec(Strict):
 
     name: str
     description: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
     metrics: list[MetricSpec] | None = None
     # single-turn
     input: str | None = None
@@ -171,6 +189,8 @@ class TestSpec(Strict):
     # prohibited ones written without negation ("Promise a refund")
     required: list[str] | None = None
     prohibited: list[str] | None = None
+
+    _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
@@ -245,11 +265,11 @@ class Suite(Strict):
     # the simulated user of goal-driven tests; the judge's model when not given
     simulator: ModelConfig | None = None
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
-    metrics: list[MetricSpec] = Field(default_factory=list)
-    datasets: list[str] = Field(default_factory=list)
+    metrics: list[MetricSpec] = Field(default_factory=empty_list)
+    datasets: list[str] = Field(default_factory=empty_list)
     # modules of the user's that register metrics (@assay.metric), next to the suite
-    plugins: list[PluginModule] = Field(default_factory=list)
-    tests: list[TestSpec] = Field(default_factory=list)
+    plugins: list[PluginModule] = Field(default_factory=empty_list)
+    tests: list[TestSpec] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _unique_names(self) -> Suite:

@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay._json import load_bounded
+from assay._words import counted
 from assay.cases._problems import pydantic_problems
 from assay.errors import ConfigError, Problem
 from assay.reporters.markdown import md_code
@@ -153,7 +154,11 @@ class GateVerdict:
     def exit_code(self) -> int:
         return 0 if self.passed else 1
 
-    def headline(self) -> str:
+    def headline(self, not_run_strict: int = 0) -> str:
+        """``gate passed`` or ``gate failed``; with ``not_run_strict`` (the tests not run
+        under ``--strict``, which exit 1 whatever the gate says) a passed gate says so."""
+        if self.passed and not_run_strict:
+            return f"gate passed, but --strict: {counted(not_run_strict, 'test')} not run"
         return f"gate {'passed' if self.passed else 'failed'}"
 
     def to_json(self) -> dict[str, object]:
@@ -164,10 +169,10 @@ class GateVerdict:
             "flaky": self.flaky,
         }
 
-    def markdown(self) -> str:
+    def markdown(self, not_run_strict: int = 0) -> str:
         """For a CI job summary: user text in code spans, as the Markdown report does."""
-        icon = "✅" if self.passed else "❌"
-        lines = [f"### {icon} assay {self.headline()}", ""]
+        icon = "✅" if self.passed and not not_run_strict else "❌"
+        lines = [f"### {icon} assay {self.headline(not_run_strict)}", ""]
         lines += [f"- {'✅' if c.passed else '❌'} {c.line}" for c in self.checks]
         if self.regressions:
             lines.append("- regressed: " + ", ".join(md_code(n) for n in self.regressions))

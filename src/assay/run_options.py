@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay._factories import empty_list
 from assay.config import (
     DEFAULT_CONCURRENCY,
     DEFAULT_METRIC_TIMEOUT_S,
@@ -32,7 +33,7 @@ class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     datasets: list[Path] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="a CSV/XLSX/JSONL file whose rows are added as tests (repeatable)",
     )
     target: str | None = Field(
@@ -81,7 +82,7 @@ class RunOptions(BaseModel):
         "case-insensitive substrings, with and, or, not and parentheses, as in pytest's -k",
     )
     tags: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="run only the tests with this tag (repeatable: a test runs if it has any "
         "of them)",
     )

@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from assay._factories import empty_dict, empty_list
 from assay._spec_base import MODULE_NAME, Strict, module_name
 from assay.limits import DEFAULT_MAX_REPLY_MB
 
@@ -31,9 +32,9 @@ class ResponseMapping(Strict):
 class HttpTarget(Strict):
     url: str
     method: Literal["POST", "GET", "PUT"] = "POST"
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=empty_dict)
     body: dict[str, Any] | str | None = None
-    vars: dict[str, Any] = Field(default_factory=dict)  # {{ vars.x }} in url, headers, body
+    vars: dict[str, Any] = Field(default_factory=empty_dict)  # {{ vars.x }} in url, headers, body
     response: ResponseMapping = Field(default_factory=ResponseMapping)
     timeout_s: float = Field(default=30.0, gt=0)
     stream: bool = False
@@ -143,7 +144,7 @@ class OpenAITool(Strict):
     implementation: ToolImplementation | None = None
     result: Any = None  # canned: what every call gets (unless a case matches)
     error: str | None = None  # canned: every call fails with this
-    cases: list[ToolCase] = Field(default_factory=list)
+    cases: list[ToolCase] = Field(default_factory=empty_list)
 
     @field_validator("parameters")
     @classmethod
@@ -184,7 +185,7 @@ class OpenAITarget(Strict):
     requests_per_minute: float | None = Field(default=None, gt=0)
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
     # functions offered to the model; the target runs the calls and sends the results back
-    tools: list[OpenAITool] = Field(default_factory=list)
+    tools: list[OpenAITool] = Field(default_factory=empty_list)
     # model replies with tool calls answered per turn; one more is a failed turn
     max_tool_rounds: int = Field(default=DEFAULT_MAX_TOOL_ROUNDS, ge=1)
 

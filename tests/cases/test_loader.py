@@ -286,3 +286,27 @@ def test_a_top_level_key_is_not_corrected_to_a_key_of_another_part() -> None:
     )
     typo = problems(suite({"name": "a", "input": "q"}, judge={"provider": "openai", "modle": "m"}))
     assert "suite.yaml: judge.modle: unknown key 'modle'; did you mean 'model'?" in typo
+
+
+def test_an_empty_ground_truth_or_tool_name_is_refused_with_its_path(tmp_path: Path) -> None:
+    """HoloDeck refuses both (its test_empty_ground_truth_rejected, test_name_rejects_empty):
+    an empty tool name is part of every name, so it would match any call."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: s\ntarget: {python: 'agent:respond'}\ntests:\n"
+        "  - {name: a, input: hi, ground_truth: ''}\n"
+        "  - name: b\n    turns:\n"
+        "      - {input: hi, ground_truth: '  ', expected_tools: ['', {name: ' '}, lookup]}\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_suite(suite)
+    assert str(caught.value).splitlines() == [
+        f"{suite}: tests[0].ground_truth: ground_truth is empty: leave it out when there is "
+        "no expected answer",
+        f"{suite}: tests[1].turns[0].ground_truth: ground_truth is empty: leave it out when "
+        "there is no expected answer",
+        f"{suite}: tests[1].turns[0].expected_tools[0].name: the tool's name is empty: it would "
+        "match every call",
+        f"{suite}: tests[1].turns[0].expected_tools[1].name: the tool's name is empty: it would "
+        "match every call",
+    ]

@@ -204,9 +204,12 @@ def test_strict_with_a_passing_gate_says_the_exit_it_ends_with(
     verdict line says so instead of "gate passed (exit 0)" before an exit 1."""
     text = suite.read_text() + "  - name: nothing-checked\n    input: hello\n"
     suite.write_text(text)  # no ground truth: its equality does not run
-    proc = assay_cli("run", str(suite), "--fail-under", "0.5", "--strict")
+    summary = {"GITHUB_STEP_SUMMARY": str(suite.parent / "summary.md")}
+    proc = assay_cli("run", str(suite), "--fail-under", "0.5", "--strict", env=summary)
     assert proc.returncode == 1, output(proc)
     assert "gate passed, but --strict: 1 test not run (exit 1)" in proc.stdout
     assert "(exit 0)" not in proc.stdout
+    summary = (suite.parent / "summary.md").read_text()  # the CI job summary says it too
+    assert summary.startswith("### ❌ assay gate passed, but --strict: 1 test not run\n")
     relaxed = assay_cli("run", str(suite), "--fail-under", "0.5")
     assert relaxed.returncode == 0 and "gate passed (exit 0)" in relaxed.stdout

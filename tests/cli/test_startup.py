@@ -76,6 +76,9 @@ ONLY_FOR_SOME_RUNS = (
     "assay.gate",  # --fail-under / --baseline
     "rich.progress",  # a progress bar, on a terminal
     "rich.table",  # the results table: not with --quiet
+    "assay.store.compare",  # --baseline, assay diff: not the store a run writes
+    "assay.store.estimates",
+    "assay.store.bootstrap",
 )
 # what a plain run imports only once its requests are under way (or not at all)
 AFTER_THE_FIRST_REQUEST = (

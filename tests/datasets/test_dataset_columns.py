@@ -16,7 +16,8 @@ Writer = Callable[..., Path]
 NO_ANSWER = (
     "no Answer column (also accepted: Expected_Answer, Expected_Output, Expected): the "
     "comparison metrics that need an expected answer (equality, numeric, correctness and the "
-    "like) will not run; safety, performance and reasoning metrics still will"
+    "like) will not run; safety, performance and reasoning metrics still will when "
+    "the suite lists them (pii, latency, relevance with --judge); without any, each row is not run"
 )
 SINGLE = (
     "this file will run as SINGLE-TURN (session_id and turn_id are read literally, in lower case)"

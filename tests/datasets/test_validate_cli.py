@@ -54,7 +54,8 @@ def test_text_output_with_warnings(tmp_path: Path) -> None:
         "run as SINGLE-TURN (session_id and turn_id are read literally, in lower case)",
         "warning: no Answer column (also accepted: Expected_Answer, Expected_Output, Expected): "
         "the comparison metrics that need an expected answer (equality, numeric, correctness "
-        "and the like) will not run; safety, performance and reasoning metrics still will",
+        "and the like) will not run; safety, performance and reasoning metrics still will when the "
+        "suite lists them (pii, latency, relevance with --judge); without any, each row is not run",
     ]
 
 

@@ -346,3 +346,30 @@ def test_an_excel_test_set_imports_as_its_csv_does(tmp_path: Path) -> None:
     assert from_excel.unmapped == from_csv.unmapped
     with pytest.raises(ConfigError, match=r"set\.xls: .* or \.jsonl file: save the workbook as"):
         import_rhesis(tmp_path / "set.xls")
+
+
+def test_a_configuration_context_goes_to_goal_tests_and_is_listed_elsewhere(
+    write: Callable[[str, str], Path],
+) -> None:
+    """test-types.txt's "context (optional): Additional metadata" is a goal test's context
+    (text or an object); on a Single-Turn test, or of another kind, it is listed, never
+    dropped unseen nor written as null."""
+    entries = [
+        {"test_type": "Multi-Turn", "test_configuration": {"goal": "g1", "context": {"a": 1}}},
+        {"test_type": "Multi-Turn", "test_configuration": {"goal": "g2", "context": "text"}},
+        {"test_type": "Multi-Turn", "test_configuration": {"goal": "g3", "context": ["a"]}},
+        {
+            "prompt": {"content": "What is 2+2?", "expected_response": "4"},
+            "test_type": "Single-Turn",
+            "test_configuration": {"context": "the user is a child"},
+        },
+    ]
+    run = run_import("rhesis", write("set.json", json.dumps(entries)))
+    assert run.code == 0, run.stderr
+    assert run.test("1: g1")["context"] == {"a": 1}
+    assert run.test("2: g2")["context"] == "text"
+    assert "context" not in run.test("3: g3")
+    assert "context" not in run.test("4: What is 2+2?")
+    lines = [line.strip() for line in run.stderr.splitlines()]
+    assert "test 3: test_configuration.context: neither text nor an object" in lines
+    assert "test 4: test_configuration.context: a Single-Turn test's: it sends its prompt" in lines

@@ -54,4 +54,12 @@ def not_a_reply(query: str, session_id: str) -> int:
 
 
 def silent(query: str, session_id: str) -> dict[str, Any]:
-    return {}  # no text, no tools
+    return {"response": None}  # no text, no tools
+
+
+def tools_only(query: str, session_id: str) -> dict[str, Any]:
+    return {"tool_invocations": [{"name": "lookup", "args": {"q": query}}]}  # no text
+
+
+def misnamed(query: str, session_id: str) -> dict[str, Any]:
+    return {"text": "Paris", "tools": []}  # the answer under another key

@@ -141,6 +141,21 @@ async def test_metrics_without_inputs_are_absent_and_say_why() -> None:
     assert (result.passed, result.status) == (False, "not_run")  # nothing was checked
 
 
+async def test_a_reply_object_without_response_is_a_turn_error_naming_its_keys() -> None:
+    """As the http target's default mapping: an answer under another key is not read as
+    silence (which would fail the comparison as if the agent said nothing)."""
+    result = await run({"name": "n", "input": "x", "ground_truth": "Paris"}, "misnamed")
+    assert result.errors == [
+        "the reply object has none of 'response', 'tool_invocations', 'token_usage' (its "
+        "keys: text, tools); return the answer as a str, or as 'response' (None for a "
+        "tool-only turn)"
+    ]
+    assert result.status == "error" and result.metric_results == []
+    tool_turn = await run({"name": "t", "input": "x", "expected_tools": ["lookup"]}, "tools_only")
+    assert tool_turn.errors == [] and tool_turn.tools_matched is True  # a tool-only reply
+    assert tool_turn.agent_response is None and tool_turn.tool_calls == ["lookup"]
+
+
 async def test_a_reply_without_text_fails_its_comparison_instead_of_skipping_it() -> None:
     result = await run(
         {"name": "s", "input": "Capital of France?", "ground_truth": "Paris"}, "silent"

@@ -52,30 +52,32 @@ def hold_some(agent: AgentServer) -> list[str]:
 
 def children(pid: int) -> list[int]:
     found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        found += [int(p) for p in text]
+    for task in Path(f"/proc/{pid}/task").iterdir():  # a thread may end while it is read
+        found += [int(p) for p in _proc_file(pid, f"task/{task.name}/children").split()]
     return found
 
 
 def forked_workers_of(pid: int) -> list[int]:
     """The worker processes forked from a run (not its forked result writer): what
     ``assay run`` starts, one thread in its process."""
-    return [
-        child
-        for child in children(pid)
-        if Path(f"/proc/{child}/comm").read_text().startswith(WORKER_NAME)
-    ]
+    return [child for child in children(pid) if _proc_file(child, "comm").startswith(WORKER_NAME)]
 
 
 def fresh_workers_of(pid: int) -> list[int]:
     """The worker processes of a run started as fresh interpreters: what a run started in a
     process that runs other threads (this one) starts."""
     return [
-        child
-        for child in children(pid)
-        if b"assay.runner.shard" in Path(f"/proc/{child}/cmdline").read_bytes()
+        child for child in children(pid) if "assay.runner.shard" in _proc_file(child, "cmdline")
     ]
+
+
+def _proc_file(pid: int, name: str) -> str:
+    """/proc/PID/NAME, or "" for a child that ended since it was listed (a busy machine
+    gives a short-lived child the time to go: reading its files then raises)."""
+    try:
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
+    except (ProcessLookupError, FileNotFoundError):
+        return ""
 
 
 def alive(pid: int) -> bool:

@@ -161,6 +161,7 @@ def test_a_one_letter_password_is_masked_where_it_stands_alone_not_inside_words(
     [
         ("mysql://bob:hunter2@db/assay", "the 'mysql' database is not supported"),
         ("not a url at all", "not a database URL"),
+        ("sqlite://relative.db", "a SQLite URL names a file, not a host ('relative.db')"),
     ],
 )
 def test_an_unsupported_url_says_which_urls_work(url: str, expected: str) -> None:

@@ -93,8 +93,10 @@ def test_must_not_call_and_exact_and_max_counts() -> None:
     assert not check_expected_tools([ExpectedTool("delete", max_count=1)], calls).tools_matched
 
 
-def test_an_explicit_empty_list_expects_no_calls() -> None:
+def test_an_explicit_empty_list_expects_nothing_and_holds() -> None:
+    """HoloDeck's executor tests (test_empty_expected_tools_with_calls_passes): an empty
+    list of expected tools is met whatever the agent calls."""
     assert check_expected_tools((), []).tools_matched is True
     check = check_expected_tools((), [call("search"), call("book")])
-    assert check.tools_matched is False
-    assert check.mismatches == ["expected no tool calls, got 2: 'search', 'book'"]
+    assert check.tools_matched is True
+    assert check.mismatches == []

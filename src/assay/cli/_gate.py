@@ -8,7 +8,6 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assay._words import counted
 from assay.cli._terminal import markup_safe
 from assay.errors import ConfigError, Problem, StoreError
 
@@ -81,12 +80,10 @@ def print_verdict(verdict: GateVerdict, console: Console, not_run_strict: int = 
         console.print(f"  regressed: {_names(verdict.regressions)}")
     if verdict.flaky:
         console.print(f"  [yellow]flaky[/] in either run, not counted: {_names(verdict.flaky)}")
-    style = "green" if verdict.passed else "red"
-    if not_run_strict and verdict.passed:
-        strict = f"but --strict: {counted(not_run_strict, 'test')} not run"
-        console.print(f"[bold {style}]{verdict.headline()}[/], [red]{strict}[/] (exit 1)")
-        return
-    console.print(f"[bold {style}]{verdict.headline()}[/] (exit {verdict.exit_code})")
+    failed = not verdict.passed or not_run_strict
+    style = "red" if failed else "green"
+    headline = markup_safe(verdict.headline(not_run_strict))
+    console.print(f"[bold {style}]{headline}[/] (exit {int(bool(failed))})")
 
 
 def step_summary_file() -> str | None:
@@ -94,12 +91,14 @@ def step_summary_file() -> str | None:
     return os.environ.get(STEP_SUMMARY_ENV, "").strip() or None
 
 
-def append_step_summary(report: Report, verdict: GateVerdict | None, where: str) -> None:
+def append_step_summary(
+    report: Report, verdict: GateVerdict | None, where: str, not_run_strict: int = 0
+) -> None:
     """Append the verdict and the Markdown report to the job summary file ``where``:
     appended, never overwritten, for other steps write there too."""
     from assay.reporters import render_markdown
 
-    text = (verdict.markdown() + "\n" if verdict else "") + render_markdown(report)
+    text = (verdict.markdown(not_run_strict) + "\n" if verdict else "") + render_markdown(report)
     try:
         with open(where, "a", encoding="utf-8") as summary:
             summary.write(text if text.endswith("\n") else text + "\n")

@@ -157,13 +157,14 @@ def run(
                 f"[bold]{outcome.resume_command}[/]"
             )
             raise typer.Exit(EXIT_INTERRUPTED)
+        not_run_strict = outcome.summary.not_run if strict else 0  # exit 1, gate or none
         if gate is not None:
             verdict = gate.verdict(outcome.summary, outcome.run.id, opened)
-            print_verdict(verdict, console, outcome.summary.not_run if strict else 0)
+            print_verdict(verdict, console, not_run_strict)
         job_summary = step_summary_file()
         report = opened.load_report(outcome.run.id) if outputs or job_summary else None
         if report is not None and job_summary:
-            append_step_summary(report, verdict, job_summary)
+            append_step_summary(report, verdict, job_summary, not_run_strict)
         if report is not None:
             from assay.reporters import render, write_report
 

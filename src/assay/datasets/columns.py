@@ -215,7 +215,8 @@ def column_warnings(plan: ColumnPlan, multi_turn: bool, has_sessions: bool) -> l
             "no Answer column (also accepted: Expected_Answer, Expected_Output, Expected): "
             "the comparison metrics that need an expected answer (equality, numeric, "
             "correctness and the like) will not run; safety, performance and reasoning "
-            "metrics still will"
+            "metrics still will when the suite lists them (pii, latency, relevance with "
+            "--judge); without any, each row is not run"
         )
     if SESSION in plan.index and not has_sessions:
         warnings.append(

@@ -3,7 +3,8 @@
 As the reference service reads them, ``tool_name`` is accepted for ``name``, and ``args``
 or ``parameters`` for ``arguments``; one of each at most. The arguments are optional and
 must be an object. A blank cell means no tool
-assertion; ``[]`` means the agent is expected to call no tool at all. Entries come out as
+assertion, and ``[]`` expects no tool (which always holds, as in HoloDeck), while it still
+counts as the turn's (empty) part of a conversation's trajectory. Entries come out as
 ``{"name": str, "args": dict}``. Tool and argument names are names: a control character in
 one is refused (``limits``); argument values are data and may hold anything.
 """

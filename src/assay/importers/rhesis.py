@@ -159,12 +159,16 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
             if text(config.get(key)):
                 test[key] = text(config.get(key))
         context = config.get("context") if nested_config else None
-        if context not in (None, "", [], {}):  # Rhesis's "additional metadata": the goal's
+        if isinstance(context, dict) and context or text(context):  # "additional metadata"
             test["context"] = context if isinstance(context, dict) else text(context)
+        elif context not in (None, "", [], {}):
+            out.skip(item, "test_configuration.context", "neither text nor an object")
         test.update(_turn_limits(config, nested_config, item, out))
         return test
     if goal:
         out.skip(item, "goal", "a Single-Turn test's goal: the row runs its prompt")
+    if nested_config and config.get("context") not in (None, "", [], {}):
+        out.skip(item, "test_configuration.context", "a Single-Turn test's: it sends its prompt")
     test["input"] = content
     if expected:
         test["ground_truth"] = expected

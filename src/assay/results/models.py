@@ -11,6 +11,8 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay._factories import empty_dict, empty_list
+
 SCHEMA_VERSION = "1.0"
 
 TestType = Literal["single_turn", "multi_turn", "goal"]
@@ -42,7 +44,7 @@ class TokenUsage(_Record):
 
 class ToolInvocation(_Record):
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] = Field(default_factory=empty_dict)
     result: Any = None
     bytes: int | None = None
     duration_ms: float | None = None
@@ -181,25 +183,25 @@ class TurnResult(_Record):
     response: str | None = None
     ground_truth: str | None = None
     expected_tools: list[str | dict[str, Any]] | None = None
-    tool_calls: list[str] = Field(default_factory=list)
-    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    tool_calls: list[str] = Field(default_factory=empty_list)
+    tool_invocations: list[ToolInvocation] = Field(default_factory=empty_list)
     tools_matched: bool | None = None
     arg_match_details: list[ArgMatchDetail] | None = None
     tool_mismatches: list[str] = Field(
-        default_factory=list, description="why each failed tool assertion failed"
+        default_factory=empty_list, description="why each failed tool assertion failed"
     )
-    metric_results: list[MetricResult] = Field(default_factory=list)
+    metric_results: list[MetricResult] = Field(default_factory=empty_list)
     metrics_not_run: dict[str, str] = Field(
-        default_factory=dict, description="metric name -> why it did not run on this turn"
+        default_factory=empty_dict, description="metric name -> why it did not run on this turn"
     )
     processed_files: list[ProcessedFile] = Field(
-        default_factory=list, description="the files this turn attached"
+        default_factory=empty_list, description="the files this turn attached"
     )
     passed: bool
     execution_time_ms: int
     time_to_first_token_ms: int | None = None
     token_usage: TokenUsage | None = None
-    errors: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=empty_list)
     skipped: bool = False
 
 
@@ -211,24 +213,24 @@ class TestResult(_Record):
     test_input: str
     agent_response: str | None = None
     processed_files: list[ProcessedFile] = Field(
-        default_factory=list, description="the files the turns attached, in turn order"
+        default_factory=empty_list, description="the files the turns attached, in turn order"
     )
-    tool_calls: list[str] = Field(default_factory=list)
-    tool_invocations: list[ToolInvocation] = Field(default_factory=list)
+    tool_calls: list[str] = Field(default_factory=empty_list)
+    tool_invocations: list[ToolInvocation] = Field(default_factory=empty_list)
     expected_tools: list[str | dict[str, Any]] | None = None
     tools_matched: bool | None = None
     arg_match_details: list[ArgMatchDetail] | None = None
     ground_truth: str | None = None
-    metric_results: list[MetricResult] = Field(default_factory=list)
-    metrics_not_run: dict[str, str] = Field(default_factory=dict)
+    metric_results: list[MetricResult] = Field(default_factory=empty_list)
+    metrics_not_run: dict[str, str] = Field(default_factory=empty_dict)
     passed: bool
     status: Literal["passed", "failed", "error", "not_run"] = "passed"
     execution_time_ms: int
     time_to_first_token_ms: int | None = None  # single-turn tests; see each turn otherwise
     token_usage: TokenUsage | None = None
-    errors: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=empty_list)
     warnings: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="what assay changed to store the result (a clamped number, cleaned text)",
     )
     timestamp: str
@@ -237,7 +239,7 @@ class TestResult(_Record):
     )
     trace: dict[str, Any] | None = None
     repeat_index: int = 0
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
 
 
 class RunInfo(_Record):
@@ -249,7 +251,7 @@ class RunInfo(_Record):
     assay_version: str
     git_commit: str | None = None
     target: str | None = None
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=empty_dict)
 
 
 class NotRun(_Record):
@@ -279,12 +281,12 @@ class ReportSummary(_Record):
     not_run: int = 0
     pass_rate: float | None = None
     total_turns: int = 0
-    metrics_evaluated: dict[str, int] = Field(default_factory=dict)
+    metrics_evaluated: dict[str, int] = Field(default_factory=empty_dict)
     metrics_not_run: dict[str, NotRun] = Field(
-        default_factory=dict, description="metrics absent on some tests, and the first reason"
+        default_factory=empty_dict, description="metrics absent on some tests, and the first reason"
     )
-    average_scores: dict[str, float] = Field(default_factory=dict)
-    dimensions: dict[str, dict[str, float | int]] = Field(default_factory=dict)
+    average_scores: dict[str, float] = Field(default_factory=empty_dict)
+    dimensions: dict[str, dict[str, float | int]] = Field(default_factory=empty_dict)
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     execution_time_ms: int = 0
     repeat: int = 1
@@ -292,8 +294,8 @@ class ReportSummary(_Record):
     pass_all_k: float | None = Field(
         default=None, description="share of tests whose K runs all passed (pass^K)"
     )
-    flaky_tests: list[str] = Field(default_factory=list)
-    repeats: dict[str, RepeatStats] = Field(default_factory=dict)
+    flaky_tests: list[str] = Field(default_factory=empty_list)
+    repeats: dict[str, RepeatStats] = Field(default_factory=empty_dict)
 
 
 class Report(_Record):

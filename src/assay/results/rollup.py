@@ -147,6 +147,13 @@ def settle(result: TestResult) -> TestResult:
     return result
 
 
+def merged_score(scores: Iterable[float | None]) -> float | None:
+    """The score of a metric name run more than once in a test (on several turns, or twice
+    on one): the mean of the scores it has, None when none has one."""
+    present = [score for score in scores if score is not None]
+    return fmean(present) if present else None
+
+
 def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
     """One MetricResult per metric name: mean score over the turns that ran it; passed only
     if no turn failed it. A metric that no turn ran is omitted."""
@@ -156,7 +163,6 @@ def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
             by_name.setdefault(result.metric_name, []).append(result)
     rolled = []
     for name, results in by_name.items():
-        scores = [r.score for r in results if r.score is not None]
         errors = [r.error for r in results if r.error]
         first = results[0]
         rolled.append(
@@ -164,7 +170,7 @@ def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
                 metric_name=name,
                 kind=first.kind,
                 dimension=first.dimension,
-                score=fmean(scores) if scores else None,
+                score=merged_score([r.score for r in results]),
                 threshold=first.threshold,
                 passed=all(r.passed is not False for r in results),
                 error="; ".join(errors) if errors else None,
@@ -593,15 +599,10 @@ def _once_per_test(
     roll-up merges a name's scores; the first one's dimension."""
     if len({name for name, _, _ in metrics}) == len(metrics):
         return metrics
-    merged: dict[str, tuple[list[float], str | None]] = {}
+    merged: dict[str, tuple[list[float | None], str | None]] = {}
     for name, score, dimension in metrics:
-        scores, _ = merged.setdefault(name, ([], dimension))
-        if score is not None:
-            scores.append(score)
-    return [
-        (name, fmean(scores) if scores else None, dimension)
-        for name, (scores, dimension) in merged.items()
-    ]
+        merged.setdefault(name, ([], dimension))[0].append(score)
+    return [(name, merged_score(scores), dimension) for name, (scores, dimension) in merged.items()]
 
 
 class SummaryBuilder:

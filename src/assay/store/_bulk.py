@@ -1,6 +1,7 @@
 """Writing a batch of results fast, the way each database does it best: ids reserved up
-front, COPY on PostgreSQL, executemany on SQLite, and "already stored?" probes that cost the
-same however large the run is.
+front, COPY on PostgreSQL, multi-row INSERTs on SQLite (values common to a batch's rows
+written in or bound once), and "already stored?" probes that cost the same however large
+the run is.
 
 Statements are plain SQL text with the rows as prepared tuples (see ``BatchWriter``):
 compiled SQLAlchemy statements cost about 70 us each to run, and their per-row parameter
@@ -27,12 +28,20 @@ KEY_LOOKUP_CHUNK = 500  # test names per "already stored?" query on SQLite
 ROWS_PER_INSERT = 64
 # A column whose values in a batch are all None (or all True, or all False) is written into
 # the statement (NULL, 1, 0) instead of bound: binding each costs the driver an adaptation
-# lookup (about 1.1k instructions a value). Each table keeps to a few such shapes of
-# statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4 tables, 112
-# statements, and the batch's others, within the driver's statement cache (128).
-PLAIN_SHAPES = 3
+# lookup (about 1.1k instructions a value). A column whose values in a batch of at least
+# ONCE_MIN_ROWS rows are all one str (the run's id, always; often the test type, a metric's
+# name, "[]") is bound once per statement, every row naming that parameter (``?NNN``):
+# SQLite copies each bound text (about 800 instructions a value). Each table keeps to a few
+# such shapes of statement: with the plain one, at 7 sizes (64, 32, ... 1 rows) and 4
+# tables, 112 statements with literals only, 196 with those binding once, and the batch's
+# others, within the driver's statement cache (``_engine``: 256).
+PLAIN_SHAPES = 3  # with literals only: as many as before any column was bound once
+ONCE_SHAPES = 3  # with columns bound once (and literals)
+ONCE_MIN_ROWS = 8
+ONCE = "="  # the mark of a column bound once per statement (a literal is SQL text)
 _LITERAL = {None: "NULL", True: "1", False: "0"}
 _shapes: dict[str, set[tuple[str | None, ...]]] = {}
+_once_shapes: dict[str, set[tuple[str | None, ...]]] = {}
 
 # Written with "?" (SQLite's placeholder); PostgreSQL's driver takes "%s" (see ``_sql``).
 _LOCK_RUN = f"SELECT id FROM {runs.name} WHERE id = ?"
@@ -91,27 +100,65 @@ def _insert(
     literals: tuple[str | None, ...] | None = None,
 ) -> str:
     """The statement that inserts ``rows`` rows at once (COPY: any number of rows); on
-    SQLite, a column with a literal (``literals``) takes it in every row, not a value."""
+    SQLite, a column with a literal (``literals``: see ``_literals``) takes it in every row,
+    not a value, and a column marked ONCE takes one parameter, after every row's."""
     if postgresql:
         return f'COPY "{table}" ({_quoted(columns)}) FROM STDIN'
-    marks = [literal or "?" for literal in literals] if literals else ["?"] * len(columns)
-    one = f"({', '.join(marks)})"
-    return f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES {", ".join([one] * rows)}'
+    head = f'INSERT INTO "{table}" ({_quoted(columns)}) VALUES '
+    if not literals:
+        one = f"({', '.join(['?'] * len(columns))})"
+        return head + ", ".join([one] * rows)
+    if ONCE not in literals:
+        one = f"({', '.join(literal or '?' for literal in literals)})"
+        return head + ", ".join([one] * rows)
+    per_row = literals.count(None)
+    once = {j: rows * per_row + k for k, j in enumerate(_once(literals), start=1)}
+    made = []
+    for row in range(rows):
+        marks, number = [], row * per_row
+        for j, literal in enumerate(literals):
+            if literal is None:
+                number += 1
+                marks.append(f"?{number}")
+            else:
+                marks.append(f"?{once[j]}" if literal == ONCE else literal)
+        made.append(f"({', '.join(marks)})")
+    return head + ", ".join(made)
+
+
+@functools.cache
+def _once(literals: tuple[str | None, ...]) -> tuple[int, ...]:
+    """The columns a shape binds once (marked ONCE)."""
+    return tuple(j for j, literal in enumerate(literals) if literal == ONCE)
 
 
 def _literals(table: str, width: int, values: list[Any]) -> tuple[str | None, ...] | None:
     """The columns whose every value in ``values`` (rows of ``width`` values, one after the
-    other) is None, or every one True, or every one False, as the literal each gets; None
-    when there is none, or the table already has PLAIN_SHAPES other shapes. (``count``
-    compares by equality, so 1 and 1.0 count as True: a column whose first value is a bool
-    is one of TestResult's bool fields, which holds only bools and None.)"""
+    other) is None, or every one True, or every one False, as the literal each gets; and,
+    in a batch of ONCE_MIN_ROWS rows or more, those whose every value is one str (equal to
+    the first, which is a str), marked ONCE. A shape with columns bound once is one of the
+    table's ONCE_SHAPES; past them (or with nothing left to bind row by row), the shape
+    without them, one of its PLAIN_SHAPES (so the literals are what they would be without
+    binding once). None when there is nothing to write in, or nothing left to bind, or no
+    room. (``count`` compares by equality, so 1 and 1.0 count as True: a column whose first
+    value is a bool is one of TestResult's bool fields, which holds only bools and None; a
+    value equal to a str is a str, of the same text.)"""
     rows = len(values) // width
     found: list[str | None] = [None] * width
+    once = rows >= ONCE_MIN_ROWS
     for j, first in enumerate(values[:width]):
-        if (first is None or first is True or first is False) and values[j::width].count(
-            first
-        ) == rows:
-            found[j] = _LITERAL[first]
+        if first is None or first is True or first is False:
+            if values[j::width].count(first) == rows:
+                found[j] = _LITERAL[first]
+        elif once and type(first) is str and values[j::width].count(first) == rows:
+            found[j] = ONCE
+    if once and ONCE in found:
+        shape = tuple(found)
+        seen = _once_shapes.setdefault(table, set())
+        if None in shape and (shape in seen or len(seen) < ONCE_SHAPES):
+            seen.add(shape)
+            return shape
+        found = [None if mark == ONCE else mark for mark in found]
     if not any(found) or all(found):  # nothing to write in, or nothing left to bind
         return None
     shape = tuple(found)
@@ -208,24 +255,43 @@ class BatchWriter:
     def insert_values(self, table: str, columns: tuple[str, ...], values: list[Any]) -> None:
         """SQLite: insert rows given as one flat list of their values, row after row, in
         multi-row INSERTs (64, 32, ... rows a statement); a column that is all None, all
-        True or all False is written into the statements (``_literals``)."""
+        True or all False is written into the statements, and one that is all one str
+        bound once per statement (``_literals``). A column of bools (True and False, no
+        None) in a batch of ONCE_MIN_ROWS rows or more is bound as their ints, 1 and 0: the
+        driver binds a bool as the int it is, after an adaptation lookup (about 1k
+        instructions a value, ``bind_plainly``'s adapter or none)."""
         width = len(columns)
         literals = _literals(table, width, values)
+        once: list[Any] = []
         if literals is not None:  # the bound columns' values, a column at a time
+            rows = len(values) // width
+            many = rows >= ONCE_MIN_ROWS  # else nothing bound once, and a few bools as they are
+            if many:
+                once = [values[j] for j in _once(literals)]
             bound = [j for j, literal in enumerate(literals) if literal is None]
-            kept: list[Any] = [None] * (len(values) // width * len(bound))
+            kept: list[Any] = [None] * (rows * len(bound))
             for slot, j in enumerate(bound):
-                kept[slot :: len(bound)] = values[j::width]
+                column = values[j::width]
+                if (
+                    many
+                    and type(column[0]) is bool
+                    and column.count(True) + column.count(False) == rows
+                ):
+                    column = list(map(int, column))  # bound as the driver binds a bool
+                kept[slot :: len(bound)] = column
             values, width = kept, len(bound)
         chunk = ROWS_PER_INSERT
-        while chunk * width > 999:
+        while chunk * width + len(once) > 999:
             chunk //= 2
         start, end = 0, len(values)
         while start < end:
             while end - start < chunk * width:
                 chunk //= 2
             statement = _insert(table, columns, False, chunk, literals)
-            self._cursor.execute(statement, values[start : start + chunk * width])
+            params = values[start : start + chunk * width]
+            if once:
+                params += once
+            self._cursor.execute(statement, params)
             start += chunk * width
 
     def add_counts(self, run_id: str, added: int, passed: int) -> None:

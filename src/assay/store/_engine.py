@@ -37,6 +37,7 @@ VERSION_TABLE = "assay_alembic_version"
 HEAD_REVISION = "0004"
 MIGRATIONS = "assay.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_STATEMENTS = 256  # prepared statements a connection keeps (the driver's 128: see _bulk)
 WAL_RETRY_S = 0.02
 PG_CONNECT_TIMEOUT_S = 10
 _MIGRATING = threading.Lock()
@@ -66,6 +67,12 @@ def resolve_url(url: str | None) -> URL:
         parsed = parsed.set(drivername="postgresql+psycopg")
     elif backend != "sqlite" and backend != "postgresql":
         raise _unsupported(raw, f"the {backend!r} database is not supported")
+    elif backend == "sqlite" and (parsed.host or parsed.port):  # sqlite://NAME: two slashes
+        raise _unsupported(
+            raw,
+            f"a SQLite URL names a file, not a host ({parsed.host!r}): write three slashes for "
+            "a relative path (sqlite:///runs.db) and four for an absolute one",
+        )
     return parsed
 
 
@@ -103,7 +110,11 @@ def create_store_engine(url: URL) -> Engine:
         file.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,
-        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        connect_args={
+            "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
+            "check_same_thread": False,
+            "cached_statements": SQLITE_STATEMENTS,
+        },
         poolclass=StaticPool if in_memory else None,
     )
     event.listen(engine, "connect", _sqlite_connect)

@@ -362,5 +362,5 @@ def prepared_of(payload: str, handed: Handed) -> Prepared:
     parsed."""
     test, turns, metrics, tools = handed
     return tuple.__new__(
-        Prepared, (test[0], test[1], test[4], (*test, payload), turns, metrics, tools, None)
+        Prepared, (test[0], test[1], test[4], test + (payload,), turns, metrics, tools, None)
     )

@@ -15,7 +15,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 from sqlalchemy import URL, Engine, insert, make_url, select, update
@@ -49,8 +49,10 @@ from assay.store._rows import (
     Row,
     prepare,
 )
-from assay.store.compare import RunDiff, diff_outcomes
 from assay.store.models import metric_results, runs, test_results, tool_invocations, turn_results
+
+if TYPE_CHECKING:
+    from assay.store.compare import RunDiff
 
 MIN_PREFIX = 6  # shortest run id prefix accepted in place of a full id
 READ_BATCH = 500  # results fetched per round trip while streaming
@@ -448,7 +450,9 @@ class Store:
 
     def compare_runs(self, run_a: str, run_b: str) -> RunDiff:
         """Run B compared with run A (ids or unique prefixes), test by test and metric by
-        metric; see ``assay.store.compare``."""
+        metric; see ``assay.store.compare`` (imported here: a run never compares)."""
+        from assay.store.compare import diff_outcomes
+
         a, b = self.resolve_run_id(run_a), self.resolve_run_id(run_b)
         return diff_outcomes(a, self.outcomes(a), b, self.outcomes(b))
 

@@ -21,6 +21,7 @@ from assay.net.openai_wire import decode_arguments
 from assay.net.reply_fields import MalformedReply
 from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
+from assay.secrets import REDACTOR
 from assay.targets._plain import plain_json
 
 
@@ -215,6 +216,15 @@ def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
     return int(usage.get(key) or 0)
 
 
+_REPLY_KEYS = frozenset(("response", "tool_invocations", "token_usage"))
+
+
+def _shown_key(key: Any) -> str:
+    """A key of an agent's reply as a message shows it: clipped, and never its own code."""
+    shown = key if type(key) is str else f"<{type(key).__name__}>"
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
 def reply_from_payload(payload: Any) -> Reply:
     """A reply in the http default shape (``{"response", "tool_invocations", "token_usage"}``)
     or a bare string, read from a plain copy (``plain_json``): a cyclic, too deep or too
@@ -224,6 +234,15 @@ def reply_from_payload(payload: Any) -> Reply:
         return Reply(text=payload)
     if not isinstance(payload, dict):
         raise TargetError(f"expected a string or an object reply, got {type(payload).__name__}")
+    if _REPLY_KEYS.isdisjoint(payload):  # nothing of the shape: an answer under another key?
+        keys = ", ".join(_shown_key(key) for key in list(payload)[:10])
+        raise TargetError(
+            REDACTOR(
+                "the reply object has none of 'response', 'tool_invocations', 'token_usage' "
+                + (f"(its keys: {keys}); " if keys else "(it is empty); ")
+                + "return the answer as a str, or as 'response' (None for a tool-only turn)"
+            )
+        )
     text = payload.get("response")
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)

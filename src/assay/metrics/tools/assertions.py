@@ -107,11 +107,8 @@ def check_expected_tools(
 ) -> ToolCheck:
     if expected is None:
         return ToolCheck(None, None, [])
-    if not expected:  # an explicit empty list: the agent should call no tool at all
-        if not calls:
-            return ToolCheck(True, None, [])
-        names = ", ".join(repr(c.name) for c in calls)
-        return ToolCheck(False, None, [f"expected no tool calls, got {len(calls)}: {names}"])
+    if not expected:  # an empty list expects nothing, so it holds (HoloDeck's rule)
+        return ToolCheck(True, None, [])
     details: list[ArgMatchDetail] = []
     mismatches: list[str] = []
     for tool in expected:
