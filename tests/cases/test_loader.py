@@ -41,14 +41,14 @@ def test_mixed_shapes_are_refused() -> None:
     msgs = problems(suite({"name": "a", "input": "q", "turns": [{"input": "x"}]}))
     assert msgs == [
         "suite.yaml: tests[0]: a test has exactly one of input (single-turn), turns (scripted "
-        "multi-turn) or goal (goal-driven); this one has input and turns"
+        "multi-turn) or goal (goal-driven); this one has input and turns (test 'a')"
     ]
 
 
 def test_empty_turns_and_empty_input_are_refused() -> None:
     assert "turns is empty" in problems(suite({"name": "a", "turns": []}))[0]
     assert problems(suite({"name": "a", "turns": [{"input": "x"}, {"input": "  "}]})) == [
-        "suite.yaml: tests[0].turns[1].input: input is empty"
+        "suite.yaml: tests[0].turns[1].input: input is empty (test 'a')"
     ]
 
 
@@ -84,7 +84,7 @@ def test_unknown_keys_are_refused_with_a_suggestion() -> None:
     (msg,) = problems(suite({"name": "a", "input": "q", "groundtruth": "x"}))
     assert (
         msg == "suite.yaml: tests[0].groundtruth: unknown key 'groundtruth'; "
-        "did you mean 'ground_truth'?"
+        "did you mean 'ground_truth'? (test 'a')"
     )
     (msg,) = problems(
         suite({"name": "a", "input": "q"}, metrics=[{"metric": "equality", "foo": 1}])
@@ -109,8 +109,9 @@ def test_unknown_metric_and_bad_count() -> None:
     )
     assert msgs == [
         "suite.yaml: tests[0].metrics[0].metric: unknown metric 'equalty'; "
-        "did you mean 'equality'?",
-        "suite.yaml: tests[0].expected_tools[0].count: expected a whole number >= 0, got -1",
+        "did you mean 'equality'? (test 'a')",
+        "suite.yaml: tests[0].expected_tools[0].count: expected a whole number >= 0, got -1 "
+        "(test 'a')",
     ]
 
 
@@ -230,7 +231,8 @@ def test_a_misspelt_matcher_is_an_error_with_a_did_you_mean() -> None:
     )
     assert problems(raw) == [
         "suite.yaml: tests[0].expected_tools[0].args.x.fuzy: unknown matcher 'fuzy'; did you "
-        "mean 'fuzzy'? (to compare with this mapping as it is, write {literal: ...} around it)"
+        "mean 'fuzzy'? (to compare with this mapping as it is, write {literal: ...} around it) "
+        "(test 'a')"
     ]
     # a literal mapping whose keys are not like a matcher's stays a literal
     loaded = parse_suite(
@@ -263,7 +265,7 @@ def test_a_test_level_context_beside_turns_is_refused() -> None:
     msgs = problems(suite({"name": "a", "context": "docs", "turns": [{"input": "1"}]}))
     assert msgs == [
         "suite.yaml: tests[0]: context go on each turn of a multi-turn test, not on the test "
-        "(move it under the turn it belongs to)"
+        "(move it under the turn it belongs to) (test 'a')"
     ]
     # a goal test's context is its additional context, beside its opening turns too
     parse_suite(suite({"name": "g", "goal": "x", "context": "c", "turns": [{"input": "1"}]}), "s")
@@ -302,11 +304,27 @@ def test_an_empty_ground_truth_or_tool_name_is_refused_with_its_path(tmp_path: P
         load_suite(suite)
     assert str(caught.value).splitlines() == [
         f"{suite}: tests[0].ground_truth: ground_truth is empty: leave it out when there is "
-        "no expected answer",
+        "no expected answer (test 'a')",
         f"{suite}: tests[1].turns[0].ground_truth: ground_truth is empty: leave it out when "
-        "there is no expected answer",
+        "there is no expected answer (test 'b')",
         f"{suite}: tests[1].turns[0].expected_tools[0].name: the tool's name is empty: it would "
-        "match every call",
+        "match every call (test 'b')",
         f"{suite}: tests[1].turns[0].expected_tools[1].name: the tool's name is empty: it would "
-        "match every call",
+        "match every call (test 'b')",
     ]
+
+
+def test_a_problem_inside_a_test_names_the_test_after_its_path() -> None:
+    """HoloDeck's test-case contract, §7 (its test_bad_regex_surfaces_full_field_path):
+    a load-time error names the test case and the field path."""
+    raw = suite(
+        {
+            "name": "tc1",
+            "turns": [
+                {"input": "x", "expected_tools": [{"name": "f", "args": {"a": {"regex": "("}}}]}
+            ],
+        }
+    )
+    (msg,) = problems(raw)
+    assert msg.startswith("suite.yaml: tests[0].turns[0].expected_tools[0].args.a.regex: ")
+    assert msg.endswith(" (test 'tc1')") and "invalid regular expression" in msg

@@ -226,7 +226,7 @@ def test_bad_matchers_in_a_suite_name_their_path() -> None:
     ]
     assert load_errors([], tests) == [
         "suite.yaml: tests[0].expected_tools[0].args.id.one_of[0].approx: "
-        'expected a number, got "x"'
+        "expected a number, got \"x\" (test 't')"
     ]
 
 
@@ -235,7 +235,7 @@ def test_a_trajectory_metric_on_a_turn_is_refused() -> None:
     errors = load_errors([], tests)
     assert errors == [
         "suite.yaml: tests[0].turns[0].metrics[0]: 'trajectory_recall' scores a whole "
-        "conversation; list it on the test, not a turn"
+        "conversation; list it on the test, not a turn (test 't')"
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,36 @@ def masked(problems: list[Problem], hide: Redactor) -> list[Problem]:
     return [Problem(p.source, p.path, hide(p.message)) for p in problems]
 
 
+_TEST_PATH = re.compile(r"tests\[(\d+)\]")
+MAX_NAME_SHOWN = 60
+
+
+def named(problems: list[Problem], tests: Any) -> list[Problem]:
+    """Each problem of a test (``tests[1]...``) with the test's name after its message: the
+    path says where, the name which test (HoloDeck's test-case contract, §7). Not when the
+    name is what is at fault, or is not printable."""
+    if not isinstance(tests, list):
+        return problems
+    out = []
+    for problem in problems:
+        found = _TEST_PATH.match(problem.path)
+        if found is not None and int(found[1]) < len(tests):
+            raw = tests[int(found[1])]
+            name = raw.get("name") if isinstance(raw, dict) else None
+            if (
+                isinstance(name, str)
+                and name.strip()
+                and name.isprintable()
+                and not problem.path.startswith(f"{found[0]}.name")
+                and repr(name) not in problem.message
+            ):
+                shown = name if len(name) <= MAX_NAME_SHOWN else name[: MAX_NAME_SHOWN - 1] + "…"
+                message = f"{problem.message} (test {shown!r})"
+                problem = Problem(problem.source, problem.path, message)
+        out.append(problem)
+    return out
+
+
 def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     """Check and compile a parsed suite. Every problem is found in one pass, whatever the
     others: the top-level keys and each test are checked on their own, and what passes is
@@ -84,7 +115,7 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     cases, compiled = compile_tests(suite, tests, source, _metric_specs(suite, resolved), base_dir)
     problems += compiled
     if problems or suite is None:
-        raise ConfigError(masked(problems, hide))
+        raise ConfigError(masked(named(problems, resolved.get("tests")), hide))
     suite = suite.model_copy(update={"tests": [spec for _, spec in tests]})
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
 
