@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from assay._words import clipped
+
 # An exception's message is quoted in a turn's or a metric's error up to this length.
 MESSAGE_LIMIT = 2000
 
@@ -49,9 +51,7 @@ def describe(exc: BaseException) -> str:
             text = f"{name}({', '.join(repr(a) for a in exc.args)})"
     except BaseException:  # a hostile __str__ or __repr__
         text = type(exc).__qualname__
-    if len(text) > MESSAGE_LIMIT:
-        text = text[: MESSAGE_LIMIT - 1] + "…"
-    return text
+    return clipped(text, MESSAGE_LIMIT)
 
 
 async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:

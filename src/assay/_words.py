@@ -1,6 +1,11 @@
-"""Counts in words, as the terminal and the reports print them."""
+"""Counts and clipped text in words, as the terminal, the reports and messages print them."""
 
 from __future__ import annotations
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters when longer, its last one then an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def counted(n: int, noun: str) -> str:

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from assay._words import clipped
 from assay.metrics.base import MetricContext, Score
-from assay.metrics.comparison import Equality, EqualityOptions, _clip
+from assay.metrics.comparison import REASON_CLIP, Equality, EqualityOptions
 
 OPTIONS = [
     EqualityOptions(case_insensitive=a, strip_whitespace=b, strip_punctuation=c)
@@ -65,7 +66,9 @@ def _before(metric: Equality, ctx: MetricContext) -> Score:
     if metric._normalize(ctx.response) == metric._normalize(ctx.ground_truth):
         return Score(1.0)
     return Score(
-        0.0, reasoning=f"expected {_clip(ctx.ground_truth)!r}, got {_clip(ctx.response)!r}"
+        0.0,
+        reasoning=f"expected {clipped(ctx.ground_truth, REASON_CLIP)!r}, "
+        f"got {clipped(ctx.response, REASON_CLIP)!r}",
     )
 
 

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from assay import config
 from assay._env_vars import expand, missing_message
+from assay._words import clipped
 from assay.cases._problems import field_path, pydantic_problems
 from assay.cases.compile import compile_tests
 from assay.cases.models import TestCase
@@ -86,8 +87,7 @@ def named(problems: list[Problem], tests: Any) -> list[Problem]:
                 and not problem.path.startswith(f"{found[0]}.name")
                 and repr(name) not in problem.message
             ):
-                shown = name if len(name) <= MAX_NAME_SHOWN else name[: MAX_NAME_SHOWN - 1] + "…"
-                message = f"{problem.message} (test {shown!r})"
+                message = f"{problem.message} (test {clipped(name, MAX_NAME_SHOWN)!r})"
                 problem = Problem(problem.source, problem.path, message)
         out.append(problem)
     return out

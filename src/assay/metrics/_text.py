@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from assay._words import clipped
 from assay.metrics.base import Score
 
 _WORD = re.compile(r"\w+")
@@ -27,8 +28,7 @@ def words(text: str) -> list[str]:
 
 def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
     """A reply quoted in a reason: JSON-style quotes, cut to ``limit`` characters."""
-    cut = text if len(text) <= limit else text[: limit - 1] + "…"
-    return repr(cut)
+    return repr(clipped(text, limit))
 
 
 def no_words_score(

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from assay._json import JsonPath, NotJson, load_reply
+from assay._words import clipped
 from assay.metrics._numbers import Number, find_numbers, read_number
 from assay.metrics._text import shorten
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
@@ -24,10 +25,6 @@ REASON_CLIP = 80  # characters of each text quoted in a mismatch reason
 
 # A reply full of numbers lists this many of them in the details (``count`` has them all).
 NUMBERS_LISTED = 100
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= REASON_CLIP else text[: REASON_CLIP - 1] + "…"
 
 
 class EqualityOptions(MetricOptions):
@@ -60,7 +57,8 @@ class Equality(Metric[EqualityOptions]):
         same = type(response) is str and type(truth) is str and response == truth
         if same or self._normalize(response) == self._normalize(truth):
             return _EQUAL
-        return Score(0.0, reasoning=f"expected {_clip(truth)!r}, got {_clip(response)!r}")
+        expected, got = clipped(truth, REASON_CLIP), clipped(response, REASON_CLIP)
+        return Score(0.0, reasoning=f"expected {expected!r}, got {got!r}")
 
 
 _EQUAL = Score(1.0)  # frozen: one for every equal pair

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from assay._words import clipped
 from assay.net.reply_fields import (
     MalformedReply,
     expect_list,
@@ -182,7 +183,7 @@ def decode_arguments(text: str) -> tuple[Any, str | None]:
         return json.loads(text), None
     except (ValueError, RecursionError) as exc:  # not JSON, too deep, an over-long integer
         reason = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        quoted = text if len(text) <= _SHOWN_ARGUMENTS else text[: _SHOWN_ARGUMENTS - 1] + "…"
+        quoted = clipped(text, _SHOWN_ARGUMENTS)
         return None, f"the arguments are not valid JSON ({reason}): {quoted}"
 
 

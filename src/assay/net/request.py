@@ -31,6 +31,7 @@ import aiohttp
 import pydantic_core
 from yarl import URL
 
+from assay._words import clipped
 from assay.net.body import ReplyBody, ReplyTooLarge, reply_limit_bytes
 from assay.net.deadlines import turn_deadline
 from assay.net.limits import EndpointLimiter
@@ -75,7 +76,7 @@ def excerpt(raw: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     text = " ".join(text.split())
     if not text:
         return "(empty body)"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clipped(text, limit)
 
 
 _decode_text = json.JSONDecoder().decode  # what json.loads uses for text, without options

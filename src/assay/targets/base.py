@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assay._words import clipped
 from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
@@ -221,8 +222,7 @@ _REPLY_KEYS = frozenset(("response", "tool_invocations", "token_usage"))
 
 def _shown_key(key: Any) -> str:
     """A key of an agent's reply as a message shows it: clipped, and never its own code."""
-    shown = key if type(key) is str else f"<{type(key).__name__}>"
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+    return clipped(key if type(key) is str else f"<{type(key).__name__}>", 40)
 
 
 def reply_from_payload(payload: Any) -> Reply:
