@@ -413,7 +413,7 @@ class HttpTarget(ClientTarget):
             else:
                 data = dumps(body).encode()
         # a constant URL's reader is made once (``__init__``), another's per request
-        read = self._read if url is self._url_text else _reader(self._stream, self.mapping, url)
+        read = self._read if url_text is not None else _reader(self._stream, self.mapping, url)
         return self.request(
             self._method,
             url,
