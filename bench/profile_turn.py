@@ -1,4 +1,5 @@
-"""A real ``assay run --workers 1`` turn under callgrind, as a slope per function.
+"""A real ``assay run --workers 1`` turn under callgrind, as a slope per function (with
+``--workers N`` above 1, the driver's own work per result).
 
 Starts ``mock_agent.py`` (0 ms, outside valgrind), writes single-turn datasets of SMALL and
 BIG rows, and runs the real CLI (``assay run --dataset D --target URL --concurrency C
@@ -18,6 +19,7 @@ difference: what assay adds, or saves, on top of aiohttp and the event loop per 
     .venv/bin/python bench/profile_turn.py --keep /tmp/prof     # keep the callgrind files
     .venv/bin/python bench/profile_turn.py --against /tmp/base/src  # before/after, per function
     .venv/bin/python bench/profile_turn.py --calls              # cProfile's calls per turn
+    .venv/bin/python bench/profile_turn.py --workers 2          # the driver's, per result
 
 ``--against DIR`` profiles a second tree the same way and prints both totals and each
 function's exclusive slope in both, by the size of the change. ``--calls`` runs no
@@ -142,6 +144,12 @@ def main() -> None:
     parser.add_argument("--src", default=str(HERE.parent / "src"))
     parser.add_argument("--bare", action="store_true", help="profile bare_loop.py too")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="above 1: the run process is the driver; its slope is what it does per result",
+    )
     parser.add_argument("--keep", help="a folder to keep the callgrind files in")
     parser.add_argument("--against", help="another source tree, profiled the same way")
     parser.add_argument(
@@ -168,7 +176,8 @@ def main() -> None:
                 write_dataset(data, n, 1)
                 cmd = [sys.executable, "-c", RUN, str(Path(args.src).resolve()), "run"]
                 cmd += ["--dataset", str(data), "--target", url]
-                cmd += ["--concurrency", str(args.concurrency), "--quiet", "--workers", "1"]
+                cmd += ["--concurrency", str(args.concurrency), "--quiet"]
+                cmd += ["--workers", str(args.workers)]
                 cmd += ["--store", f"sqlite:///{tmp}/s{n}.db"]
                 if args.calls:
                     stats = folder / f"calls{n}.prof"

@@ -117,6 +117,14 @@ def _some_ground_truth(value: str | None) -> str | None:
     return value
 
 
+def _some_test_name(value: str) -> str:
+    """A test name written out but blank is refused (HoloDeck: "name must be non-empty if
+    provided"); left out, the loader names the test by its place."""
+    if not value.strip():
+        raise ValueError("the test name is empty: give the test a name, or leave name out")
+    return value
+
+
 class FileSpec(Strict):
     """A file attached to a turn: ``report.pdf`` or ``{path, mime_type, as: text|binary}``,
     the path relative to the suite's folder."""
@@ -161,11 +169,12 @@ class TestSpec(Strict):
                 {"required": ["input"]},
                 {"required": ["turns"], "not": {"required": ["goal"]}},
                 {"required": ["goal"]},
-            ]
+            ],
+            "required": [],  # a test without a name is named by its place (the loader)
         }
     )
 
-    name: str
+    name: str  # given by the loader when the suite leaves it out (``unnamed_test``)
     description: str | None = None
     tags: list[str] = Field(default_factory=empty_list)
     metrics: list[MetricSpec] | None = None
@@ -191,6 +200,7 @@ class TestSpec(Strict):
     prohibited: list[str] | None = None
 
     _ground_truth = field_validator("ground_truth")(_some_ground_truth)
+    _name = field_validator("name")(_some_test_name)
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:

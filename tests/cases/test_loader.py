@@ -128,6 +128,35 @@ def test_duplicate_test_names_are_refused() -> None:
     assert "two tests are named 'a'" in msg
 
 
+def test_a_test_without_a_name_is_named_by_its_place() -> None:
+    # HoloDeck's test cases may leave the name out (its executor tests build
+    # TestCaseModel(turns=[...]) without one); assay names them as its importer does
+    loaded = parse_suite(
+        suite(
+            {"turns": [{"input": "a"}, {"input": "b"}]},
+            {"name": "test case 3", "input": "q"},  # a given name is kept, and avoided
+            {"input": "r"},
+            {"goal": "get a refund"},
+        ),
+        "suite.yaml",
+    )
+    names = [c.name for c in loaded.cases]
+    assert names == ["test case 1", "test case 3", "test case 3 (2)", "test case 4"]
+    assert [spec.name for spec in loaded.suite.tests] == names
+    # still refused: an empty name, a null one, and a test's problem names its path
+    for blank in ("", "  "):
+        assert problems(suite({"name": blank, "input": "q"})) == [
+            "suite.yaml: tests[0].name: the test name is empty: give the test a name, or "
+            "leave name out"
+        ]
+    assert problems(suite({"name": None, "input": "q"})) == [
+        "suite.yaml: tests[0].name: Input should be a valid string (got None)"
+    ]
+    (msg,) = problems(suite({"input": "q", "ground_truth": ""}))
+    assert msg.startswith("suite.yaml: tests[0].ground_truth: ")
+    assert "(test " not in msg  # no name was given to quote
+
+
 def test_env_substitution_and_missing_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSAY_TEST_TOKEN", "s3cr3t-value")
     monkeypatch.delenv("ASSAY_MISSING", raising=False)

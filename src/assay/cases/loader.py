@@ -149,8 +149,11 @@ def _check_tests(
         )
     tests: list[tuple[int, TestSpec]] = []
     seen: dict[str, int] = {}
+    given = {t.get("name") for t in raw_tests if isinstance(t, dict)}
     for i, raw_test in enumerate(raw_tests):
         prefix = field_path([i], "tests")
+        if isinstance(raw_test, dict) and "name" not in raw_test:
+            raw_test = {"name": unnamed_test(i, given), **raw_test}
         try:
             spec = TestSpec.model_validate(raw_test)
         except ValidationError as exc:
@@ -169,6 +172,19 @@ def _check_tests(
         seen[spec.name] = i
         tests.append((i, spec))
     return tests
+
+
+def unnamed_test(index: int, given: set[Any]) -> str:
+    """The name of a test written without one, as HoloDeck allows: ``test case N`` by its
+    place (1-based, as ``assay import holodeck`` names them), made unique against the names
+    the suite gives. A name gives a test a stable identity across edits of the suite
+    (``--resume``, ``--only-failed``, ``assay diff``); this one moves with the test."""
+    base = name = f"test case {index + 1}"
+    n = 1
+    while name in given:
+        n += 1
+        name = f"{base} ({n})"
+    return name
 
 
 def _metric_specs(suite: Suite | None, resolved: dict[str, Any]) -> list[MetricSpec] | None:
