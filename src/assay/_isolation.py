@@ -42,16 +42,27 @@ def reraise_if_cancelling(exc: BaseException) -> None:
 def describe(exc: BaseException) -> str:
     """``RuntimeError: message`` for an ordinary exception, ``SystemExit(0)`` for the ones
     that are not errors, and never an exception of its own (``__str__`` is the user's code)."""
+    return described(exc)[0]
+
+
+def described(exc: BaseException) -> tuple[str, str]:
+    """``describe(exc)``, and the message alone: ``str(exc)`` for an ordinary exception
+    that has one, else the description itself (its type's name, ``SystemExit(0)``), so
+    never blank. Both clipped to ``MESSAGE_LIMIT``; ``__str__`` is called once, and the
+    message is cut from the description, so it is a plain ``str`` whatever it returned."""
     try:
-        name = type(exc).__name__
+        text = name = type(exc).__name__
         if isinstance(exc, Exception):
             message = str(exc)
-            text = f"{name}: {message}" if message else name
+            if message:
+                text = f"{name}: {message}"
+                return clipped(text, MESSAGE_LIMIT), clipped(text[len(name) + 2 :], MESSAGE_LIMIT)
         else:
             text = f"{name}({', '.join(repr(a) for a in exc.args)})"
     except BaseException:  # a hostile __str__ or __repr__
         text = type(exc).__qualname__
-    return clipped(text, MESSAGE_LIMIT)
+    text = clipped(text, MESSAGE_LIMIT)
+    return text, text
 
 
 async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:

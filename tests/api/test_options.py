@@ -79,7 +79,7 @@ def test_a_flag_reaches_the_run_as_the_keyword_does(
     with open_store(store_url) as store:
         [run] = store.list_runs()
         [result] = store.iter_results(run.id)
-    assert result.errors == ["timeout"]
+    assert result.errors == ["Agent invocation timeout after 1s"]  # HoloDeck's words
 
 
 def test_a_bad_flag_value_is_named_as_typed(tmp_path: Path, assay_cli: RunCli) -> None:

@@ -80,7 +80,8 @@ def test_an_option_given_wins_over_the_suites_execution(
     agent.queue(Step(json={"response": "turn 1: slow"}, delay_s=30))
     report = assay.run(path, store=store_url, turn_timeout_s=1, retries=0)
     [result] = report.results
-    assert result.status == "error" and result.errors == ["timeout"]
+    assert result.status == "error"
+    assert result.errors == ["Agent invocation timeout after 1s"]
     assert result.execution_time_ms < 29_000  # cut at the option's 1 s, not the suite's 30
 
 

@@ -79,7 +79,7 @@ def test_a_hung_sync_agent_times_out_and_the_run_still_ends(
     proc = assay_cli("run", "suite.yaml", "--out", "r.json", timeout=60)  # hangs otherwise
     assert proc.returncode == 1
     results = report(tmp_path)["results"]
-    assert results[0]["errors"] == ["timeout"]  # type: ignore[index]
+    assert results[0]["errors"] == ["Agent invocation timeout after 1.5s"]  # type: ignore[index]
     assert results[1]["passed"] is True  # type: ignore[index]
 
 

@@ -40,9 +40,9 @@ def run_report(assay_cli: RunCli, tmp_path: Path, *args: str) -> tuple[int, str,
 @pytest.mark.parametrize(
     ("agent", "error"),
     [
-        ("exits_on_b", "the agent raised SystemExit(0)"),
-        ("async_exits_on_b", "the agent raised SystemExit(0)"),
-        ("interrupts_on_b", "the agent raised KeyboardInterrupt()"),
+        ("exits_on_b", "Agent invocation error: SystemExit(0)"),
+        ("async_exits_on_b", "Agent invocation error: SystemExit(0)"),
+        ("interrupts_on_b", "Agent invocation error: KeyboardInterrupt()"),
     ],
 )
 def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(

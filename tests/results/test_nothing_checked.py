@@ -120,8 +120,8 @@ def test_one_count_for_every_output_disjoint_and_within_the_contract() -> None:
     results = [
         single(response="Paris", metric_results=[metric("equality", True)]),  # passed
         single(response="x", metric_results=[metric("equality", False)]),  # failed
-        single(errors=["timed out after 5 s"]),  # error
-        single(errors=["the agent raised RuntimeError: no"]),  # error
+        single(errors=["Agent invocation timeout after 5s"]),  # error
+        single(errors=["Agent invocation error: no"]),  # error
         single(response="x"),  # not_run
     ]
     s = summarize(results)

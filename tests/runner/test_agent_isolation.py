@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from assay._isolation import MESSAGE_LIMIT, described
 from assay.cases import parse_suite
 from assay.results.models import TestResult
 from assay.runner import CaseSettings, run_case
@@ -39,7 +40,7 @@ async def test_a_base_exception_fails_only_its_turn(agent: str, what: str, shown
     result = await run_turns(agent, [what, "fine"])
     assert result.turns is not None
     failed, answered = result.turns
-    assert failed.errors == [f"the agent raised {shown}"]
+    assert failed.errors == [shown]
     assert failed.passed is False and failed.skipped is False
     assert answered.passed is True and answered.response == "ok"  # the session went on
 
@@ -77,8 +78,43 @@ async def test_the_agents_own_methods_are_not_called_after_it_returned() -> None
     result = await run_turns("returning", ["shouting", "sneaky", "shared"])
     assert result.turns is not None
     shouting, sneaky, shared = result.turns
-    assert shouting.errors == ["the agent raised SystemExit(3)"]  # its __str__, in its turn
+    assert shouting.errors == ["SystemExit(3)"]  # its __str__, in its turn
     assert sneaky.errors == [] and sneaky.response == "hi"  # read as a plain dict
     [call] = shared.tool_invocations
     assert call.result == {"a": [1, 2], "b": [1, 2]}  # a shared value is not a cycle
     assert call.bytes == len(json.dumps({"a": [1, 2], "b": [1, 2]}, ensure_ascii=False))
+
+
+class Marked(str):
+    pass
+
+
+class MarkedMessage(Exception):
+    def __str__(self) -> str:
+        return Marked("odd")
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+
+def test_described_is_the_description_and_the_message_alone() -> None:
+    # a single-turn test's error words the message alone, a turn's the description
+    assert described(ValueError("Invalid API key")) == (
+        "ValueError: Invalid API key",
+        "Invalid API key",
+    )
+    assert described(ValueError()) == ("ValueError", "ValueError")  # never blank
+    assert described(SystemExit(0)) == ("SystemExit(0)", "SystemExit(0)")
+    assert described(Unprintable()) == ("Unprintable", "Unprintable")  # its __str__ raised
+    text, message = described(MarkedMessage())
+    assert (text, message) == ("MarkedMessage: odd", "odd")
+    assert type(message) is str  # not the agent's str subclass
+
+
+def test_described_clips_both_as_describe_does() -> None:
+    text, message = described(ValueError("x" * 5000))
+    assert len(text) == len(message) == MESSAGE_LIMIT == 2000
+    assert text == "ValueError: " + "x" * (2000 - 13) + "…"
+    assert message == "x" * 1999 + "…"

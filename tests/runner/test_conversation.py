@@ -73,9 +73,9 @@ async def test_a_failed_turn_does_not_stop_the_session() -> None:
     assert result.turns is not None
     assert [t.passed for t in result.turns] == [True, False, True]
     assert [t.skipped for t in result.turns] == [False, False, False]
-    assert result.turns[1].errors == ["the agent raised RuntimeError: cannot handle 'fail once'"]
+    assert result.turns[1].errors == ["RuntimeError: cannot handle 'fail once'"]
     assert result.turns[1].response is None
-    assert result.errors == ["[turn 1] the agent raised RuntimeError: cannot handle 'fail once'"]
+    assert result.errors == ["[turn 1] RuntimeError: cannot handle 'fail once'"]
     assert result.status == "error" and not result.passed
 
 

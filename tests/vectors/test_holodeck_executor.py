@@ -145,6 +145,51 @@ def tools(*names: str, **args: Any) -> dict[str, Any]:
     return {"response": "r", "tool_invocations": [{"name": n, "args": args} for n in names]}
 
 
+# --- test_executor.py: a single-turn test's agent failures ------------------------------
+
+
+async def test_agent_invocation_timeout() -> None:
+    # HoloDeck: test_executor.py::TestAgentInvocation::test_agent_timeout_error (llm_timeout
+    # 5, the backend raising TimeoutError). The agent raises TimeoutError itself, at once: the
+    # same text as overrunning the 5 s, without the wait.
+    script(Query=TimeoutError())
+    result = await run({"name": "test_timeout", "input": "Query"}, timeout=5)
+    assert summarize([result]).failed == 1
+    assert result.errors == ["Agent invocation timeout after 5s"]
+    assert result.status == "error" and result.turns is None
+
+
+async def test_agent_invocation_timeout_names_a_fractional_limit() -> None:
+    # HoloDeck writes f"after {llm_timeout}s"; assay's limit, a float, is written with :g
+    result = await run({"name": "t", "input": "slow"}, "stalls_on_slow", 0.2)
+    assert result.errors == ["Agent invocation timeout after 0.2s"]
+
+
+async def test_agent_invocation_generic_exception() -> None:
+    # HoloDeck: test_executor.py::TestAgentInvocation::test_agent_invocation_generic_exception
+    script(Query=ValueError("Invalid API key"))
+    result = await run({"name": "test_error", "input": "Query"}, timeout=60)
+    assert summarize([result]).failed == 1
+    assert result.errors == ["Agent invocation error: Invalid API key"]
+
+
+async def test_agent_invocation_exception_without_a_message_names_its_type() -> None:
+    # on purpose unlike HoloDeck ("Agent invocation error: ", blank): docs/results.md
+    script(Query=ValueError())
+    result = await run({"name": "test_error", "input": "Query"})
+    assert result.errors == ["Agent invocation error: ValueError"]
+
+
+async def test_turn_exception_is_its_type_and_message() -> None:
+    # HoloDeck: executor.py's _run_single_turn records f"{type(e).__name__}: {e}" for a turn
+    script(a=ValueError("Invalid API key"), b="second-response")
+    result = await run({"name": "mt", "turns": [{"input": "a"}, {"input": "b"}]})
+    first, second = turns_of(result)
+    assert first.errors == ["ValueError: Invalid API key"]
+    assert second.errors == [] and second.response == "second-response"
+    assert result.errors == ["[turn 0] ValueError: Invalid API key"]
+
+
 # --- test_executor_multi_turn.py -------------------------------------------------------
 
 
@@ -188,7 +233,8 @@ async def test_session_closed_on_failure() -> None:
     script(a=RuntimeError("boom"))
     target = CountingTarget("scripted")
     result = await run({"name": "c", "turns": [{"input": "a"}]}, target)
-    assert turns_of(result)[0].errors == ["the agent raised RuntimeError: boom"]
+    # a turn's error is HoloDeck's f"{type(e).__name__}: {e}"
+    assert turns_of(result)[0].errors == ["RuntimeError: boom"]
     assert (target.opened, target.closed) == (1, 1)
 
 

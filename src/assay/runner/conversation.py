@@ -30,7 +30,7 @@ from assay.results.rollup import (
     single_turn_of_fields,
     single_turn_result,
 )
-from assay.targets.base import Message, Reply, Target, TurnCutShort, TurnRequest
+from assay.targets.base import AgentRaised, Message, Reply, Target, TurnCutShort, TurnRequest
 
 if TYPE_CHECKING:
     from assay.models.protocol import JudgeModel
@@ -235,8 +235,18 @@ class AgentConversation:
         except SessionLost as exc:
             errors.append(f"session lost: {exc}")
             self.lost = f"the agent lost the session at turn {index}"
-        except TimeoutError:  # HoloDeck's word for it; execution_time_ms says how long
-            errors.append("timeout")
+        # a timeout and a Python agent's exception in HoloDeck's words: its single-turn
+        # ("legacy") executor's in a single-turn test, its turn's in a conversation
+        except TimeoutError:  # execution_time_ms says how long
+            if self.case.type == "single_turn":
+                errors.append(f"Agent invocation timeout after {timeout_s:g}s")
+            else:
+                errors.append("timeout")
+        except AgentRaised as exc:
+            if self.case.type == "single_turn":
+                errors.append(f"Agent invocation error: {exc.message}")
+            else:
+                errors.append(str(exc))  # `Type: message`
         except TargetError as exc:
             errors.append(str(exc))
             if isinstance(exc, TurnCutShort):

@@ -61,6 +61,17 @@ class TurnCutShort(TargetError):
         self.partial = partial
 
 
+class AgentRaised(TargetError):
+    """A Python agent's own exception, failing its turn: ``str()`` is its description
+    (``ValueError: Invalid API key``, ``SystemExit(0)``: ``assay._isolation.describe``) and
+    ``message`` its message alone (``Invalid API key``; the description when it has none).
+    The runner words the turn's error from them by the test's shape."""
+
+    def __init__(self, description: str, message: str) -> None:
+        super().__init__(description)
+        self.message = message
+
+
 class AgentSession(ABC):
     @abstractmethod
     async def send(self, request: TurnRequest) -> Reply: ...

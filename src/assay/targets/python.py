@@ -15,9 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from assay._imports import import_callable
-from assay._isolation import call_user_code, describe, reraise_if_cancelling
+from assay._isolation import call_user_code, described, reraise_if_cancelling
 from assay.errors import SessionLost, TargetError
-from assay.targets.base import AgentSession, Reply, Target, TurnRequest, reply_from_payload
+from assay.targets.base import (
+    AgentRaised,
+    AgentSession,
+    Reply,
+    Target,
+    TurnRequest,
+    reply_from_payload,
+)
 
 AgentFunction = Callable[[str, str], Any]
 
@@ -55,11 +62,11 @@ class _PythonSession(AgentSession):
             return reply_from_payload(payload)
         except (SessionLost, TargetError):
             raise
-        except TimeoutError:  # the agent's own call timed out: the turn's "timeout", as
+        except TimeoutError:  # the agent's own call timed out: the turn's timeout, as
             raise  # HoloDeck records a backend's TimeoutError
         except BaseException as exc:  # sys.exit, KeyboardInterrupt: this turn's
             reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the agent
-            raise TargetError(f"the agent raised {describe(exc)}") from None
+            raise AgentRaised(*described(exc)) from None
 
 
 class PythonTarget(Target):
