@@ -120,7 +120,7 @@ async def test_make_target_builds_each_kind() -> None:
     assert isinstance(openai_target, OpenAITarget)
     assert openai_target.url == "http://127.0.0.1:9/v1/chat/completions"
     assert isinstance(make_target(parse_target_option("demo")), DemoTarget)
-    assert make_target(parse_target_option("tests.targets.agent_server:free_port")) is not None
+    assert make_target(parse_target_option("tests.vectors.agents:scripted")) is not None
     for wrong in ("ftp://x", "127.0.0.1:8000", "agent.py"):
         with pytest.raises(ConfigError, match="expected an http"):
             parse_target_option(wrong)

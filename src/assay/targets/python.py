@@ -16,7 +16,7 @@ from typing import Any
 
 from assay._imports import import_callable
 from assay._isolation import call_user_code, described, reraise_if_cancelling
-from assay.errors import SessionLost, TargetError
+from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.targets.base import (
     AgentRaised,
     AgentSession,
@@ -40,6 +40,28 @@ def accepts_files(fn: Callable[..., Any]) -> bool:
         or (p.name == "files" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
         for p in parameters
     )
+
+
+def check_arguments(fn: Callable[..., Any], spec: str) -> None:
+    """Refuse, before anything runs, an agent that cannot be called as ``fn(query,
+    session_id)``: otherwise every turn would fail alike with the same TypeError."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no signature to read (a builtin): its calls will say
+        return
+    try:
+        signature.bind("query", "session_id")
+    except TypeError as exc:
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "target",
+                    f"the agent {spec!r} cannot be called as fn(query, session_id) ({exc}): "
+                    f"give it the signature (query: str, session_id: str)",
+                )
+            ]
+        ) from None
 
 
 class _PythonSession(AgentSession):
@@ -72,6 +94,7 @@ class _PythonSession(AgentSession):
 class PythonTarget(Target):
     def __init__(self, spec: str, search_dirs: tuple[Path, ...] = ()) -> None:
         self.fn: AgentFunction = import_callable(spec, search_dirs)
+        check_arguments(self.fn, spec)
         self.takes_files = accepts_files(self.fn)
         self.spec = spec
         self.description = f"python:{spec}"
