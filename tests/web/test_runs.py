@@ -3,6 +3,7 @@ Ctrl-C on the server leaving the run resumable like the CLI's."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -213,6 +214,50 @@ def test_a_secret_the_agent_echoes_is_never_shown(
     shown.append(client.get(f"/runs/{run}/tests/{item['id']}").text)
     assert item["result"]["agent_response"] == "***"  # the agent did echo it
     assert not [page for page in shown if SECRET in page]
+
+
+def test_literal_secrets_a_suite_quotes_are_never_shown(
+    client: TestClient, agent: Agent, tmp_path: Path
+) -> None:
+    """A credential header's value and the URL's password, written in the suite itself and
+    quoted by its tests: the run started here masks them in its stored suite as well."""
+    token, password = "literal-header-value-0042", "literal-url-password-0042"
+    basic = base64.b64encode(f"user:{password}".encode()).decode()
+    url = agent.url.replace("http://", f"http://user:{password}@")
+    suite = {
+        "name": "literal",
+        "target": {"http": {"url": url, "headers": {"X-Api-Key": token}}},
+        "tests": [
+            {"name": "echo", "input": f"echo-auth {token}", "ground_truth": password},
+            {"name": "plain", "input": f"{password} and {token}"},
+        ],
+    }
+    (tmp_path / "literal.yaml").write_text(yaml.safe_dump(suite))
+    job = start(client, source="suite", suite_path="literal.yaml")
+    done = finished(client, job["id"])
+    assert done["status"] == "completed", done
+    run = done["run_id"]
+    with client.stream("GET", f"/api/jobs/{job['id']}/events") as stream:
+        shown = [json.dumps(done), "".join(stream.iter_text())]
+    items = client.get(f"/api/runs/{run}/results").json()["items"]
+    paths = ["/api/runs", f"/api/runs/{run}", f"/api/runs/{run}/results", "/runs", f"/runs/{run}"]
+    paths += [f"/runs/{run}/tests/{item['id']}" for item in items]
+    shown += [client.get(path).text for path in paths]
+    config = client.get(f"/api/runs/{run}").json()["run"]["config"]
+    assert config["target"]["http"] == {
+        "url": agent.url.replace("http://", "http://user:***@"),
+        "headers": {"X-Api-Key": "***"},
+    }
+    assert config["tests"] == [
+        {"name": "echo", "input": "echo-auth ***", "ground_truth": "***"},
+        {"name": "plain", "input": "*** and ***"},
+    ]
+    echoed = next(item["result"] for item in items if item["result"]["test_name"] == "echo")
+    assert echoed["agent_response"] == "Basic ***"  # the agent echoed the URL's credentials
+    stored = [path for path in (tmp_path / "store").rglob("*") if path.is_file()]
+    for secret in (token, password, basic):
+        assert not [text for text in shown if secret in text], secret
+        assert not [path for path in stored if secret.encode() in path.read_bytes()], secret
 
 
 def test_ctrl_c_on_the_server_leaves_the_run_interrupted_and_resumable(

@@ -201,16 +201,17 @@ class RunJob:
         return run, set()
 
     def _new_run(self, target: Target) -> RunInfo:
-        """A new run, not stored yet."""
+        """A new run, not stored yet. Its suite name and config are masked now, once the
+        target and the judge are made and have registered their secrets."""
         return RunInfo(
             id=uuid.uuid4().hex,
-            suite_name=self.plan.suite.name,
+            suite_name=storable_text(self.plan.suite.name),
             status="running",
             started_at=now_iso(),
             assay_version=__version__,
             git_commit=git_commit(),
             target=target.description or None,
-            config=self.plan.snapshot,
+            config=self.plan.stored_config(),
         )
 
     def _store_new_run(self, run: RunInfo) -> None:

@@ -22,6 +22,8 @@ class RunPlan:
     target: TargetConfig
     base_dir: Path
     judge: ModelConfig | None = None
+    # the suite as given, with the options that override it: secrets in clear, until
+    # stored_config() masks them
     snapshot: dict[str, Any] = field(default_factory=dict)
     source: str = "options"  # the suite file, for messages
     files: list[Path] = field(default_factory=list)  # the suite and dataset files read
@@ -31,6 +33,15 @@ class RunPlan:
         return make_target(
             self.target, self.base_dir, retries=self.suite.execution.retries, source=self.source
         )
+
+    def stored_config(self) -> dict[str, Any]:
+        """The config a run stores and reports (``run.config``), with every secret masked
+        that ``REDACTOR`` knows now: so taken once the target and the judge are made, which
+        register theirs (a literal credential header, a URL's password, an API key), as well
+        as the ``${VAR}`` values the suite's load registered; a test input that quotes one
+        is then masked as a result that quotes it is."""
+        masked: dict[str, Any] = redact_config(self.snapshot)
+        return masked
 
 
 def parse_judge_option(value: str) -> ModelConfig:
@@ -96,15 +107,13 @@ def plan_run(
     _check_unique_names(cases)
     cases, attached = _attach(cases, max_file_mb or suite.execution.max_file_mb)
     files += attached
-    snapshot = redact_config(
-        {
-            **loaded.raw,
-            "datasets": [*suite.datasets, *(str(d) for d in datasets)],
-            "target_override": target_option,
-            "judge_override": judge_option,
-            "judge_base_url": judge_base_url,
-        }
-    )
+    snapshot = {
+        **loaded.raw,
+        "datasets": [*suite.datasets, *(str(d) for d in datasets)],
+        "target_override": target_option,
+        "judge_override": judge_option,
+        "judge_base_url": judge_base_url,
+    }
     source = str(suite_path) if suite_path and not target_option else "options"
     simulator = suite.simulator or judge
     return RunPlan(suite, cases, target, base_dir, judge, snapshot, source, files, simulator)
