@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import assay
 from assay.errors import ConfigError
 from assay.importers.rhesis import import_rhesis
 from assay.importers.rhesis_columns import parse_turns
-from tests.importers.conftest import run_import
+from tests.importers.conftest import ASSAY, run_import
 
 
 def _csv(rows: list[list[str]]) -> str:
@@ -373,3 +374,54 @@ def test_a_configuration_context_goes_to_goal_tests_and_is_listed_elsewhere(
     lines = [line.strip() for line in run.stderr.splitlines()]
     assert "test 3: test_configuration.context: neither text nor an object" in lines
     assert "test 4: test_configuration.context: a Single-Turn test's: it sends its prompt" in lines
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        # the audit's file: the third line is not JSON
+        (
+            '{"prompt_content": "a"}\n{"prompt_content": "b"}\n{"prompt_content": "c", oops}\n',
+            3,
+            25,
+        ),
+        # Windows line endings, and a blank line, which counts as a line
+        ('{"prompt_content": "a"}\r\n\r\n{"prompt_content": "b"}\r\n  {oops}\r\n', 4, 4),
+    ],
+    ids=["the third line", "CRLF and a blank line"],
+)
+def test_a_jsonl_line_that_is_not_json_is_named_as_validate_names_it(
+    write: Callable[[str, str], Path], text: str, line: int, column: int
+) -> None:
+    """The line of the file and the column within that line, not "line 1" of the line
+    parsed alone; the same words as ``assay validate`` on the file (one reader for both)."""
+    source = write("set.jsonl", text)
+    run = run_import("rhesis", source)
+    assert run.code == 2
+    said = f"line {line}: not valid JSON (Expecting property name enclosed in double quotes "
+    said += f"at column {column})"
+    assert run.stderr.strip() == f"error: {source}: cannot read the test set: {said}"
+    validate = subprocess.run(
+        [ASSAY, "validate", str(source)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert validate.returncode == 2 and f"{source}: {said}: each line must" in validate.stderr
+
+
+def test_a_jsonl_line_past_a_limit_is_named(write: Callable[[str, str], Path]) -> None:
+    deep = '{"prompt_content": "b", "x": ' + "[" * 101 + "]" * 101 + "}"
+    run = run_import("rhesis", write("set.jsonl", '{"prompt_content": "a"}\n' + deep + "\n"))
+    assert run.code == 2
+    assert ": cannot read the test set: line 2: " in run.stderr
+    assert "100 levels" in run.stderr, run.stderr
+
+
+def test_a_line_separator_inside_a_jsonl_prompt_is_no_line_break(
+    write: Callable[[str, str], Path],
+) -> None:
+    """U+2028 is valid raw inside a JSON string; str.splitlines would break the line there
+    (and refuse the file), a text file's lines do not."""
+    text = '{"prompt_content": "one\u2028two"}\n{"prompt_content": "three"}\n'
+    run = run_import("rhesis", write("set.jsonl", text))
+    assert run.code == 0, run.stderr
+    assert run.suite is not None
+    assert [t["input"] for t in run.suite["tests"]] == ["one\u2028two", "three"]

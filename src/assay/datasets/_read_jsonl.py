@@ -8,7 +8,7 @@ memory does not grow with the file.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -39,19 +39,31 @@ def _open(path: Path, source: str) -> Any:
 
 
 def _objects(handle: Any, path: Path, source: str) -> Iterator[tuple[int, Any]]:
-    """Non-blank lines, parsed, with their line numbers; a line that is not JSON, or is past
-    a limit (``limits``), gives its exception, which the caller reports."""
-    number = 0
+    """``json_lines`` of the open file; not UTF-8 is an error naming the line."""
     try:
-        for line in handle:
-            number += 1
-            if line.strip():
-                try:
-                    yield number, load_bounded(line)
-                except (json.JSONDecodeError, ValueLimitError) as exc:
-                    yield number, exc
+        yield from json_lines(handle)
     except UnicodeDecodeError:
         raise not_utf8(path, source) from None
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """Non-blank lines, parsed, with their line numbers (from 1, blank lines counted); a
+    line that is not JSON, or is past a limit (``limits``), gives its exception, which the
+    caller reports (``not_json`` says what is wrong). ``lines``: a file opened as text, or
+    ``io.StringIO(text, newline=None)``, which break lines at LF, CR LF and CR only (not,
+    as ``str.splitlines`` does, at a U+2028 inside a JSON string). ``assay import rhesis``
+    reads a ``.jsonl`` test set with it, so it names the line ``assay validate`` names."""
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                yield number, load_bounded(line)
+            except (json.JSONDecodeError, ValueLimitError) as exc:
+                yield number, exc
+
+
+def not_json(exc: json.JSONDecodeError) -> str:
+    """A line that is not JSON, said with the column within that line."""
+    return f"not valid JSON ({exc.msg} at column {exc.colno})"
 
 
 def _collect_keys(path: Path, source: str) -> list[str]:
@@ -70,7 +82,7 @@ def _collect_keys(path: Path, source: str) -> list[str]:
                 message = str(value)
             else:
                 if isinstance(value, json.JSONDecodeError):
-                    found = f"not valid JSON ({value.msg} at column {value.colno})"
+                    found = not_json(value)
                 else:
                     found = f"{json_kind(value)}, not a JSON object"
                 message = f"{found}: each line must be one JSON object, such as {_EXAMPLE}"

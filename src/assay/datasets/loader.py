@@ -138,8 +138,8 @@ def _scan_rows(
                 cells = cells + padding[len(cells) :]
             else:
                 _check_unnamed(table, plan, number, cells, problems)
-        question = cells[q].strip()
-        if not question:
+        question = cells[q]  # test data, kept verbatim; blank only decides the row is empty
+        if not question.strip():
             if any(cell.strip() for cell in cells):
                 problems.append(
                     Problem(
@@ -187,8 +187,8 @@ def _scan_rows(
                 dataset_row(
                     number,
                     question,
-                    cells[a].strip() or None if a >= 0 else None,
-                    cells[c].strip() or None if c >= 0 else None,
+                    _verbatim(cells[a]) if a >= 0 else None,
+                    _verbatim(cells[c]) if c >= 0 else None,
                     tools,
                     session_id,
                     turn_id,
@@ -198,6 +198,12 @@ def _scan_rows(
         if len(problems) >= MAX_PROBLEMS:
             break
     return tracker, rows
+
+
+def _verbatim(cell: str) -> str | None:
+    """An Answer or context cell as written (test data: sent and scored as the user wrote
+    it, spaces included), or None when it is blank."""
+    return cell if cell.strip() else None
 
 
 def _check_unnamed(

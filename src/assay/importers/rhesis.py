@@ -34,6 +34,7 @@ from typing import Any
 from assay._json import load_bounded
 from assay.cases._yaml import read_source
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
+from assay.datasets._read_jsonl import json_lines, not_json
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, Unmapped, plain, text
 from assay.importers.rhesis_columns import canonical_row, parse_turns
@@ -104,8 +105,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
             reader = csv.DictReader(io.StringIO(data, newline=""))
             return [(reader.line_num, dict(r)) for r in reader]
         if suffix == ".jsonl":
-            lines = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.strip()]
-            return [(n, load_bounded(line)) for n, line in lines]
+            return _read_lines(data, source)
         if suffix == ".json":
             value = load_bounded(data)
             entries = value.get("tests", [value]) if isinstance(value, dict) else value
@@ -115,6 +115,19 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     except (csv.Error, ValueError, ValueLimitError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
     raise AssertionError(suffix)  # SUFFIXES has no other
+
+
+def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:
+    """A JSONL test set: each non-blank line's value, numbered and read as a JSONL dataset's
+    lines are, so a line that is not JSON is named as ``assay validate`` names it."""
+    entries = []
+    for number, value in json_lines(io.StringIO(data, newline=None)):
+        if isinstance(value, json.JSONDecodeError | ValueLimitError):
+            why = not_json(value) if isinstance(value, json.JSONDecodeError) else str(value)
+            message = f"cannot read the test set: line {number}: {why}"
+            raise ConfigError([Problem(source, "", message)])
+        entries.append((number, value))
+    return entries
 
 
 def _read_sheet(path: Path) -> list[tuple[int, dict[str, Any]]]:
