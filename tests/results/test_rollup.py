@@ -125,6 +125,50 @@ def test_rollup_every_row_of_the_table() -> None:
     assert by_name["equality"].passed is True
 
 
+def errored(name: str) -> MetricResult:
+    """A metric whose code raised, with ``fail_on_error: false``: no verdict, no score."""
+    return metric(name, None, None, kind="code", error="ValueError: boom")
+
+
+def test_a_metric_that_gave_no_verdict_on_any_turn_rolls_up_without_one() -> None:
+    """§4 ``passed = all(turn_passed for that metric)``, over the verdicts there are: none on
+    any turn is no verdict (null, as the same metric on a single turn), not a pass."""
+    turns = [
+        turn(i, metric_results=[metric("equality", 1.0, True), errored("code:boom")])
+        for i in range(2)
+    ]
+    r = rollup_multi_turn("t", turns, "ts")
+    by_name = {m.metric_name: m for m in r.metric_results}
+    boom = by_name["code:boom"]
+    assert (boom.passed, boom.score) == (None, None)
+    assert boom.error == "ValueError: boom; ValueError: boom"
+    assert by_name["equality"].passed is True
+    assert (r.passed, r.status) == (True, "passed")  # equality held; boom failed nothing
+    single = single_turn_result("s", turn(0, metric_results=[errored("code:boom")]), "ts")
+    assert single.metric_results[0].passed is None  # the same as on a single turn
+    # the summary counts the rolled-up metric on the test, as the single turn's
+    s = summarize([r, single])
+    assert s.metrics_evaluated == {"equality": 1, "code:boom": 2}
+    assert s.average_scores == {"equality": 1.0}
+
+
+def test_a_rolled_up_verdict_is_false_if_any_turn_failed_else_true_if_any_passed() -> None:
+    cases = [
+        ([None, True], True),
+        ([True, None, True], True),
+        ([None, False], False),
+        ([True, None, False], False),
+        ([None, None, None], None),
+    ]
+    for verdicts, expected in cases:
+        turns = [
+            turn(i, metric_results=[metric("m", None if v is None else float(v), v)])
+            for i, v in enumerate(verdicts)
+        ]
+        [rolled] = rollup_multi_turn("t", turns, "ts").metric_results
+        assert rolled.passed is expected, verdicts
+
+
 def test_rollup_omits_a_metric_no_turn_ran_and_tools_null_without_assertions() -> None:
     turns = [turn(0, response="a"), turn(1, response="b")]
     r = rollup_multi_turn("t", turns, "ts")

@@ -154,9 +154,24 @@ def merged_score(scores: Iterable[float | None]) -> float | None:
     return fmean(present) if present else None
 
 
+def merged_verdict(verdicts: Iterable[bool | None]) -> bool | None:
+    """The verdict of a metric name run more than once in a test (contract §4: ``all`` of
+    the turns' verdicts): false if any run failed it, true if some run passed it and none
+    failed it, None when no run gave a verdict (a metric that errored on every turn is not
+    passed, as it is not on a single turn)."""
+    merged = None
+    for verdict in verdicts:
+        if verdict is False:
+            return False
+        if verdict is True:
+            merged = True
+    return merged
+
+
 def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
-    """One MetricResult per metric name: mean score over the turns that ran it; passed only
-    if no turn failed it. A metric that no turn ran is omitted."""
+    """One MetricResult per metric name: mean score over the turns that ran it; passed
+    false if a turn failed it, null if no turn gave it a verdict, else true. A metric that
+    no turn ran is omitted."""
     by_name: dict[str, list[MetricResult]] = {}
     for turn in turns:
         for result in turn.metric_results:
@@ -172,7 +187,7 @@ def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
                 dimension=first.dimension,
                 score=merged_score([r.score for r in results]),
                 threshold=first.threshold,
-                passed=all(r.passed is not False for r in results),
+                passed=merged_verdict(r.passed for r in results),
                 error="; ".join(errors) if errors else None,
                 retry_count=sum(r.retry_count for r in results),
                 evaluation_time_ms=sum(r.evaluation_time_ms for r in results),
