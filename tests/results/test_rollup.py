@@ -3,6 +3,7 @@ Every expected value below is worked out by hand from the contract's table."""
 
 from __future__ import annotations
 
+from assay.metrics.tools import ExpectedTool, check_expected_tools
 from assay.results import (
     MetricResult,
     TokenUsage,
@@ -224,6 +225,39 @@ def test_single_turn_result_has_no_turns_list() -> None:
     assert r.test_type == "single_turn"
     assert (r.test_input, r.agent_response, r.ground_truth) == ("q0", "Paris", "Paris")
     assert r.passed is True and r.status == "passed"
+
+
+def test_a_single_turn_result_carries_its_turns_tool_mismatches() -> None:
+    """A single-turn result's fields are its turn's, ``tool_mismatches`` too: the reason a
+    name-only or ``count`` assertion failed, which ``arg_match_details`` does not hold."""
+    calls = [
+        ToolInvocation(name="lookup"),
+        ToolInvocation(name="subtract", args={"a": 206588}),
+    ]
+    for expected, reasons in [
+        ([ExpectedTool(name="subtract", count=0)], ["'subtract' must not be called, found 1"]),
+        (
+            [ExpectedTool(name="lookup"), ExpectedTool(name="missing")],
+            ["no call to 'missing' found"],
+        ),
+    ]:
+        check = check_expected_tools(expected, calls)
+        assert check.mismatches == reasons and check.arg_match_details is None
+        t = turn(
+            0,
+            response="206588",
+            tool_calls=["lookup", "subtract"],
+            tool_invocations=calls,
+            expected_tools=[e.normalized() for e in expected],
+            tools_matched=check.tools_matched,
+            tool_mismatches=check.mismatches,
+        )
+        r = single_turn_result("s", t, "ts")
+        assert r.tool_mismatches == reasons
+        assert (r.passed, r.status, r.errors, r.arg_match_details) == (False, "failed", [], None)
+        assert r.model_dump(mode="json")["tool_mismatches"] == reasons
+    # a multi-turn test's stay on its turns, as its arg_match_details do
+    assert rollup_multi_turn("m", [t], "ts").tool_mismatches == []
 
 
 # --- §5 summary invariant ------------------------------------------------------------------

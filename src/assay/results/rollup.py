@@ -274,6 +274,7 @@ def single_turn_of_fields(
         expected_tools=get("expected_tools"),
         tools_matched=get("tools_matched"),
         arg_match_details=get("arg_match_details"),
+        tool_mismatches=get("tool_mismatches", []),
         ground_truth=get("ground_truth"),
         metric_results=get("metric_results", []),
         metrics_not_run=get("metrics_not_run", {}),
@@ -300,6 +301,7 @@ _SINGLE_TURN_GIVEN = frozenset(
         "expected_tools",
         "tools_matched",
         "arg_match_details",
+        "tool_mismatches",
         "ground_truth",
         "metric_results",
         "metrics_not_run",
@@ -340,6 +342,7 @@ def _exact_single_turn(
     files, calls = get("processed_files", []), get("tool_calls", [])
     invocations, metrics = get("tool_invocations", []), get("metric_results", [])
     errors, test_input, passed = get("errors", []), turn["input"], turn["passed"]
+    mismatches = get("tool_mismatches", [])
     elapsed, repeat_index, tags = (
         turn["execution_time_ms"],
         extra.get("repeat_index", 0),
@@ -367,6 +370,7 @@ def _exact_single_turn(
         and all_exactly(invocations, ToolInvocation)
         and all_exactly(metrics, MetricResult)
         and all_exactly(errors, str)
+        and all_exactly(mismatches, str)
         and all_exactly(tags, str)
         and all(key in ("repeat_index", "tags") for key in extra)
     ):
@@ -382,6 +386,7 @@ def _exact_single_turn(
         "expected_tools": None,
         "tools_matched": matched,
         "arg_match_details": None,
+        "tool_mismatches": list(mismatches),
         "ground_truth": ground_truth,
         "metric_results": list(metrics),
         "metrics_not_run": {},
@@ -471,6 +476,7 @@ def sent_single_turn(
     values["processed_files"] = []
     values["tool_calls"] = calls
     values["tool_invocations"] = list(invocations)
+    values["tool_mismatches"] = []
     values["ground_truth"] = ground_truth
     values["metric_results"] = metric_results
     values["metrics_not_run"] = {}
