@@ -3,6 +3,7 @@ Every expected value below is worked out by hand from the contract's table."""
 
 from __future__ import annotations
 
+from assay.metrics.tools import ExpectedTool, check_expected_tools
 from assay.results import (
     MetricResult,
     TokenUsage,
@@ -125,6 +126,50 @@ def test_rollup_every_row_of_the_table() -> None:
     assert by_name["equality"].passed is True
 
 
+def errored(name: str) -> MetricResult:
+    """A metric whose code raised, with ``fail_on_error: false``: no verdict, no score."""
+    return metric(name, None, None, kind="code", error="ValueError: boom")
+
+
+def test_a_metric_that_gave_no_verdict_on_any_turn_rolls_up_without_one() -> None:
+    """§4 ``passed = all(turn_passed for that metric)``, over the verdicts there are: none on
+    any turn is no verdict (null, as the same metric on a single turn), not a pass."""
+    turns = [
+        turn(i, metric_results=[metric("equality", 1.0, True), errored("code:boom")])
+        for i in range(2)
+    ]
+    r = rollup_multi_turn("t", turns, "ts")
+    by_name = {m.metric_name: m for m in r.metric_results}
+    boom = by_name["code:boom"]
+    assert (boom.passed, boom.score) == (None, None)
+    assert boom.error == "ValueError: boom; ValueError: boom"
+    assert by_name["equality"].passed is True
+    assert (r.passed, r.status) == (True, "passed")  # equality held; boom failed nothing
+    single = single_turn_result("s", turn(0, metric_results=[errored("code:boom")]), "ts")
+    assert single.metric_results[0].passed is None  # the same as on a single turn
+    # the summary counts the rolled-up metric on the test, as the single turn's
+    s = summarize([r, single])
+    assert s.metrics_evaluated == {"equality": 1, "code:boom": 2}
+    assert s.average_scores == {"equality": 1.0}
+
+
+def test_a_rolled_up_verdict_is_false_if_any_turn_failed_else_true_if_any_passed() -> None:
+    cases = [
+        ([None, True], True),
+        ([True, None, True], True),
+        ([None, False], False),
+        ([True, None, False], False),
+        ([None, None, None], None),
+    ]
+    for verdicts, expected in cases:
+        turns = [
+            turn(i, metric_results=[metric("m", None if v is None else float(v), v)])
+            for i, v in enumerate(verdicts)
+        ]
+        [rolled] = rollup_multi_turn("t", turns, "ts").metric_results
+        assert rolled.passed is expected, verdicts
+
+
 def test_rollup_omits_a_metric_no_turn_ran_and_tools_null_without_assertions() -> None:
     turns = [turn(0, response="a"), turn(1, response="b")]
     r = rollup_multi_turn("t", turns, "ts")
@@ -180,6 +225,39 @@ def test_single_turn_result_has_no_turns_list() -> None:
     assert r.test_type == "single_turn"
     assert (r.test_input, r.agent_response, r.ground_truth) == ("q0", "Paris", "Paris")
     assert r.passed is True and r.status == "passed"
+
+
+def test_a_single_turn_result_carries_its_turns_tool_mismatches() -> None:
+    """A single-turn result's fields are its turn's, ``tool_mismatches`` too: the reason a
+    name-only or ``count`` assertion failed, which ``arg_match_details`` does not hold."""
+    calls = [
+        ToolInvocation(name="lookup"),
+        ToolInvocation(name="subtract", args={"a": 206588}),
+    ]
+    for expected, reasons in [
+        ([ExpectedTool(name="subtract", count=0)], ["'subtract' must not be called, found 1"]),
+        (
+            [ExpectedTool(name="lookup"), ExpectedTool(name="missing")],
+            ["no call to 'missing' found"],
+        ),
+    ]:
+        check = check_expected_tools(expected, calls)
+        assert check.mismatches == reasons and check.arg_match_details is None
+        t = turn(
+            0,
+            response="206588",
+            tool_calls=["lookup", "subtract"],
+            tool_invocations=calls,
+            expected_tools=[e.normalized() for e in expected],
+            tools_matched=check.tools_matched,
+            tool_mismatches=check.mismatches,
+        )
+        r = single_turn_result("s", t, "ts")
+        assert r.tool_mismatches == reasons
+        assert (r.passed, r.status, r.errors, r.arg_match_details) == (False, "failed", [], None)
+        assert r.model_dump(mode="json")["tool_mismatches"] == reasons
+    # a multi-turn test's stay on its turns, as its arg_match_details do
+    assert rollup_multi_turn("m", [t], "ts").tool_mismatches == []
 
 
 # --- §5 summary invariant ------------------------------------------------------------------

@@ -18,9 +18,10 @@ from assay.results.models import (
     TestResult,
     TokenUsage,
     ToolInvocation,
+    TurnResult,
     prevalidated,
 )
-from assay.results.rollup import sent_single_turn
+from assay.results.rollup import sent_single_turn, single_turn_result
 from assay.runner import storable as storable_module
 from assay.runner.storable import proved_rows
 from assay.runner.writer import ResultWriter, _frame, _unframe, encode_result
@@ -177,6 +178,8 @@ def test_a_masked_secret_is_never_proved(monkeypatch: pytest.MonkeyPatch) -> Non
         {"metric_results": ["not a metric"]},
         {"processed_files": [ProcessedFile.model_construct(name="f")]},
         {"expected_tools": ["lookup"]},  # asserted tools: the old way
+        {"tool_mismatches": ["no call to 'x' found"]},  # (an assertion's): the old way too
+        {"tool_mismatches": None},
         {"turns": []},
     ],
     ids=repr,
@@ -236,6 +239,36 @@ def test_a_model_whose_dict_is_not_a_dict_is_not_proved() -> None:
 def test_a_result_with_turns_takes_the_old_way() -> None:
     assert encode_result(multi_turn())[2] is None
     assert assert_proved_right(goal_result())  # a goal test that ran no turn: none listed
+
+
+def test_a_single_turn_result_with_tool_mismatches_is_stored_with_them(store_url: str) -> None:
+    """A single-turn result whose tool assertion failed goes the old way (its JSON validated
+    by the writer) and reads back from the store with its reasons."""
+    reasons = ["'subtract' must not be called, found 1"]
+    turn = TurnResult(
+        turn_index=0,
+        input="x",
+        response="206588",
+        expected_tools=[{"name": "subtract", "count": 0}],
+        tool_calls=["subtract"],
+        tool_invocations=[ToolInvocation(name="subtract", args={"a": 206588})],
+        tools_matched=False,
+        tool_mismatches=reasons,
+        passed=False,
+        execution_time_ms=5,
+    )
+    result = single_turn_result("cnt0", turn, STAMP)
+    stored, payload, rows = encode_result(result)
+    assert rows is None and stored.tool_mismatches == reasons
+    store = open_store(store_url)
+    store.create_run(run_info("mismatch"))
+    writer = ResultWriter(store.reopen, "mismatch", in_process=True)
+    writer.add(0, payload, rows)
+    writer.close()
+    [back] = store.iter_results("mismatch")
+    store.close()
+    assert back.tool_mismatches == reasons
+    assert back == result
 
 
 def _random_text(rng: random.Random) -> str:

@@ -48,9 +48,7 @@ def turns_of(result: TestResult) -> list[TurnResult]:
             tool_invocations=result.tool_invocations,
             tools_matched=result.tools_matched,
             arg_match_details=result.arg_match_details,
-            tool_mismatches=[
-                d.unmatched_reason for d in result.arg_match_details or [] if d.unmatched_reason
-            ],
+            tool_mismatches=result.tool_mismatches,
             metric_results=result.metric_results,
             metrics_not_run=result.metrics_not_run,
             processed_files=result.processed_files,
@@ -89,13 +87,14 @@ def file_line(file: ProcessedFile) -> str:
 
 def tool_mismatches(turn: TurnResult) -> list[str]:
     """Why each tool assertion on the turn failed: ``tool_mismatches`` and any
-    ``arg_match_details[].unmatched_reason`` not already among them."""
+    ``arg_match_details[].unmatched_reason`` not already among them (a result written
+    before single-turn results carried ``tool_mismatches`` has only the latter)."""
     reasons = list(turn.tool_mismatches)
     for detail in turn.arg_match_details or []:
         if detail.unmatched_reason and detail.unmatched_reason not in reasons:
             reasons.append(detail.unmatched_reason)
     if turn.tools_matched is False and not reasons:
-        reasons.append("the expected tools were not called")
+        reasons.append("the tool calls did not satisfy expected_tools (no reason recorded)")
     return reasons
 
 

@@ -220,6 +220,11 @@ class TestResult(_Record):
     expected_tools: list[str | dict[str, Any]] | None = None
     tools_matched: bool | None = None
     arg_match_details: list[ArgMatchDetail] | None = None
+    tool_mismatches: list[str] = Field(
+        default_factory=empty_list,
+        description="a single-turn test's: why each failed tool assertion failed (a multi-turn "
+        "test's are on its turns)",
+    )
     ground_truth: str | None = None
     metric_results: list[MetricResult] = Field(default_factory=empty_list)
     metrics_not_run: dict[str, str] = Field(default_factory=empty_dict)

@@ -154,9 +154,24 @@ def merged_score(scores: Iterable[float | None]) -> float | None:
     return fmean(present) if present else None
 
 
+def merged_verdict(verdicts: Iterable[bool | None]) -> bool | None:
+    """The verdict of a metric name run more than once in a test (contract §4: ``all`` of
+    the turns' verdicts): false if any run failed it, true if some run passed it and none
+    failed it, None when no run gave a verdict (a metric that errored on every turn is not
+    passed, as it is not on a single turn)."""
+    merged = None
+    for verdict in verdicts:
+        if verdict is False:
+            return False
+        if verdict is True:
+            merged = True
+    return merged
+
+
 def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
-    """One MetricResult per metric name: mean score over the turns that ran it; passed only
-    if no turn failed it. A metric that no turn ran is omitted."""
+    """One MetricResult per metric name: mean score over the turns that ran it; passed
+    false if a turn failed it, null if no turn gave it a verdict, else true. A metric that
+    no turn ran is omitted."""
     by_name: dict[str, list[MetricResult]] = {}
     for turn in turns:
         for result in turn.metric_results:
@@ -172,7 +187,7 @@ def rollup_metrics(turns: Iterable[TurnResult]) -> list[MetricResult]:
                 dimension=first.dimension,
                 score=merged_score([r.score for r in results]),
                 threshold=first.threshold,
-                passed=all(r.passed is not False for r in results),
+                passed=merged_verdict(r.passed for r in results),
                 error="; ".join(errors) if errors else None,
                 retry_count=sum(r.retry_count for r in results),
                 evaluation_time_ms=sum(r.evaluation_time_ms for r in results),
@@ -259,6 +274,7 @@ def single_turn_of_fields(
         expected_tools=get("expected_tools"),
         tools_matched=get("tools_matched"),
         arg_match_details=get("arg_match_details"),
+        tool_mismatches=get("tool_mismatches", []),
         ground_truth=get("ground_truth"),
         metric_results=get("metric_results", []),
         metrics_not_run=get("metrics_not_run", {}),
@@ -285,6 +301,7 @@ _SINGLE_TURN_GIVEN = frozenset(
         "expected_tools",
         "tools_matched",
         "arg_match_details",
+        "tool_mismatches",
         "ground_truth",
         "metric_results",
         "metrics_not_run",
@@ -325,6 +342,7 @@ def _exact_single_turn(
     files, calls = get("processed_files", []), get("tool_calls", [])
     invocations, metrics = get("tool_invocations", []), get("metric_results", [])
     errors, test_input, passed = get("errors", []), turn["input"], turn["passed"]
+    mismatches = get("tool_mismatches", [])
     elapsed, repeat_index, tags = (
         turn["execution_time_ms"],
         extra.get("repeat_index", 0),
@@ -352,6 +370,7 @@ def _exact_single_turn(
         and all_exactly(invocations, ToolInvocation)
         and all_exactly(metrics, MetricResult)
         and all_exactly(errors, str)
+        and all_exactly(mismatches, str)
         and all_exactly(tags, str)
         and all(key in ("repeat_index", "tags") for key in extra)
     ):
@@ -367,6 +386,7 @@ def _exact_single_turn(
         "expected_tools": None,
         "tools_matched": matched,
         "arg_match_details": None,
+        "tool_mismatches": list(mismatches),
         "ground_truth": ground_truth,
         "metric_results": list(metrics),
         "metrics_not_run": {},
@@ -456,6 +476,7 @@ def sent_single_turn(
     values["processed_files"] = []
     values["tool_calls"] = calls
     values["tool_invocations"] = list(invocations)
+    values["tool_mismatches"] = []
     values["ground_truth"] = ground_truth
     values["metric_results"] = metric_results
     values["metrics_not_run"] = {}

@@ -603,7 +603,8 @@ _KNOWN: dict[type[BaseModel], tuple[str, ...]] = {
     TestResult: (
         *("test_name", "test_type", "test_input", "agent_response", "processed_files"),
         *("tool_calls", "tool_invocations", "expected_tools", "tools_matched"),
-        *("arg_match_details", "ground_truth", "metric_results", "metrics_not_run", "passed"),
+        *("arg_match_details", "tool_mismatches", "ground_truth", "metric_results"),
+        *("metrics_not_run", "passed"),
         *("status", "execution_time_ms", "time_to_first_token_ms", "token_usage", "errors"),
         *("warnings", "timestamp", "turns", "trace", "repeat_index", "tags"),
     ),
@@ -657,15 +658,15 @@ def proved_rows(result: TestResult) -> Handed | None:
     JSON validated as TestResult, its rows read from it), read from the model itself, when
     that JSON is proved to validate into exactly the model's values; else None.
 
-    Proved: a single-turn result (no turns, attached files, asserted tools or argument
-    details), it and every model it holds exactly of its class with exactly its fields,
-    each value of exactly the type its field validates to (a str, an int within 64 bits,
-    a finite float, a bool, None where allowed, a literal's own values, lists of exactly
-    those, free-form data plain as ``_plain_free_form`` has it; an int is taken in a float
-    field only where no row reads it: validation makes it a float). Every value
-    ``_plain_free_form`` checks is checked here the same way or stricter, so a result proved
-    here needs only the JSON's search (``_clean_text``). Each value is read once (the
-    fields of a model in one ``itemgetter`` call) and checked in straight-line code."""
+    Proved: a single-turn result (no turns, attached files, asserted tools, argument
+    details or tool mismatches), it and every model it holds exactly of its class with
+    exactly its fields, each value of exactly the type its field validates to (a str, an
+    int within 64 bits, a finite float, a bool, None where allowed, a literal's own values,
+    lists of exactly those, free-form data plain as ``_plain_free_form`` has it; an int is
+    taken in a float field only where no row reads it: validation makes it a float). Every
+    value ``_plain_free_form`` checks is checked here the same way or stricter, so a result
+    proved here needs only the JSON's search (``_clean_text``). Each value is read once
+    (the fields of a model in one ``itemgetter`` call) and checked in straight-line code."""
     fields = _exact_fields(result, TestResult) if _PROVABLE else None
     if fields is None:
         return None
@@ -680,6 +681,7 @@ def proved_rows(result: TestResult) -> Handed | None:
         expected,
         matched,
         details,
+        mismatches,
         ground_truth,
         measured,
         not_run,
@@ -700,6 +702,8 @@ def proved_rows(result: TestResult) -> Handed | None:
         turns is None
         and expected is None
         and details is None
+        and type(mismatches) is list
+        and not mismatches
         and type(files) is list
         and not files
         and type(name) is str
