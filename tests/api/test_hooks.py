@@ -64,6 +64,24 @@ def test_a_hook_that_raises_costs_no_result_and_is_raised_when_the_run_ends(
     assert "is stored (completed)" in note
 
 
+@pytest.mark.parametrize("stop", [SystemExit(3), GeneratorExit()])
+def test_a_hook_that_exits_does_not_stop_the_run_its_exit_comes_at_the_end(
+    tmp_path: Path, agent: AgentServer, store_url: str, stop: BaseException
+) -> None:
+    path = write_suite(tmp_path, agent.chat_url, ["a", "b", "c"], execution={"concurrency": 1})
+
+    def leaving(result: assay.TestResult) -> None:
+        raise stop
+
+    with pytest.raises(type(stop)) as caught:
+        assay.run(path, store=store_url, on_result=leaving)
+    assert caught.value is stop
+    with open_store(store_url) as store:
+        [run] = store.list_runs()
+        assert run.status == "completed"
+        assert len(store.load_report(run.id).results) == 3  # every test ran and is stored
+
+
 def test_a_resumed_run_says_how_many_results_it_had(
     tmp_path: Path, agent: AgentServer, store_url: str
 ) -> None:

@@ -3,7 +3,9 @@ for each test as it finishes (``assay.run(on_start=..., on_result=...)``).
 
 Both are called in the thread that runs the event loop, between two steps of the run, so a
 hook must not block (a slow one slows the run). A hook is the caller's code: its exception
-costs no result and does not stop the run. Each result is handed to the store before
+costs no result and does not stop the run (nor does its ``sys.exit()`` or a
+``GeneratorExit``: they are raised when the run has ended, as an exception is; only Ctrl-C
+and a cancellation stop it). Each result is handed to the store before
 ``on_result`` sees it; after a hook's first exception neither hook is called again, the run
 goes on to its end, and then that exception is raised to the caller (``raise_error``),
 with a note naming the run, which is stored complete.
@@ -11,10 +13,14 @@ with a note naming the run, which is stored complete.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from assay.results.models import RunInfo, TestResult
+
+# what a hook may raise to stop the run: the user's Ctrl-C, a cancellation of the run
+_STOPS = (KeyboardInterrupt, asyncio.CancelledError)
 
 
 @dataclass(frozen=True)
@@ -54,14 +60,16 @@ class Observer:
     def __init__(self, on_start: OnStart | None = None, on_result: OnResult | None = None) -> None:
         self.on_start = on_start
         self.on_result = on_result
-        self.error: Exception | None = None
+        self.error: BaseException | None = None
         self._where = ""
 
     def started(self, start: RunStart) -> None:
         if self.on_start is not None and self.error is None:
             try:
                 self.on_start(start)
-            except Exception as exc:
+            except _STOPS:
+                raise
+            except BaseException as exc:
                 self._failed(exc, "on_start hook")
 
     @property
@@ -75,17 +83,21 @@ class Observer:
         if isinstance(hook, StatusHook) and self.error is None:
             try:
                 hook.on_status(status)
-            except Exception as exc:
+            except _STOPS:
+                raise
+            except BaseException as exc:
                 self._failed(exc, f"on_result hook (given test {test_name!r})")
 
     def finished(self, result: TestResult) -> None:
         if self.on_result is not None and self.error is None:
             try:
                 self.on_result(result)
-            except Exception as exc:
+            except _STOPS:
+                raise
+            except BaseException as exc:
                 self._failed(exc, f"on_result hook (given test {result.test_name!r})")
 
-    def _failed(self, exc: Exception, where: str) -> None:
+    def _failed(self, exc: BaseException, where: str) -> None:
         self.error, self._where = exc, where
 
     def raise_error(self, run: RunInfo) -> None:
