@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from assay.cli._out import cannot_write, check_out
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, err_console, user_errors
 from assay.errors import ConfigError, Problem
@@ -47,10 +48,11 @@ def import_(
     force: bool = typer.Option(False, "--force", help="overwrite --out if it exists"),
 ) -> None:
     """Convert another tool's tests into an assay suite, listing what could not be mapped."""
-    if out is not None and out.exists() and not force:
-        raise ConfigError(
-            [Problem("options", "--out", f"{str(out)!r} exists; pass --force to overwrite it")]
-        )
+    if out is not None:  # checked before the file is read
+        check_out(out, "the suite")
+        if out.exists() and not force:
+            message = f"{str(out)!r} exists; pass --force to overwrite it"
+            raise ConfigError([Problem("options", "--out", message)])
     from assay.importers import IMPORTERS, suite_yaml
 
     imported = IMPORTERS[kind.value](file).checked()
@@ -65,11 +67,10 @@ def import_(
         typer.echo(text, nl=False)
     else:
         try:
+            out.parent.mkdir(parents=True, exist_ok=True)  # as --out of assay run and report
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise ConfigError(
-                [Problem("options", "--out", f"cannot write {str(out)!r}: {exc.strerror}")]
-            ) from None
+            raise cannot_write(out, exc.strerror or str(exc), "the suite") from None
     where = "standard output" if out is None else str(out)
     count = len(imported.tests)
     err_console.print(

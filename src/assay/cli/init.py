@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from assay.cli._out import cannot_write, check_out
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
 from assay.errors import ConfigError, Problem
@@ -40,6 +41,8 @@ def init(
     if directory.exists() and not directory.is_dir():
         problem = Problem("options", "DIR", f"{str(directory)!r} is a file, not a folder")
         raise ConfigError([problem])
+    for name in STARTER:  # a folder in a starter file's place: --force would not help
+        check_out(directory / name, "a starter file", "DIR")
     existing = [name for name in STARTER if (directory / name).exists()]
     if existing and not force:
         raise ConfigError(
@@ -54,8 +57,11 @@ def init(
         )
     for name, template in STARTER.items():
         path = directory / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(starter_text(template), encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(starter_text(template), encoding="utf-8")
+        except OSError as exc:  # refused on writing (no permission, a full disk)
+            raise cannot_write(path, exc.strerror or str(exc), "a starter file", "DIR") from None
         out_console.print(f"wrote {markup_safe(str(path))}")
     where = "" if directory.resolve() == Path.cwd().resolve() else f"cd {directory} && "
     out_console.print(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from assay.cli._out import cannot_write, check_out
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, user_errors
 from assay.cli.runs import store_option
@@ -24,6 +25,8 @@ def report(
     store: str | None = store_option(),
 ) -> None:
     """Render a stored run (`assay runs` lists their ids)."""
+    if out is not None:  # checked before the store is opened and the report rendered
+        check_out(out)
     from assay.reporters import format_for_path, render, write_report
     from assay.store import open_store
 
@@ -35,5 +38,8 @@ def report(
     if out is None:
         typer.echo(for_stdout(render(stored, chosen)), nl=False)
         return
-    write_report(stored, out, chosen)
+    try:
+        write_report(stored, out, chosen)
+    except OSError as exc:  # refused on writing (no permission, a full disk): bad --out
+        raise cannot_write(out, exc.strerror or str(exc)) from None
     err_console.print(f"wrote {markup_safe(str(out))}")

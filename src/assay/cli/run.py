@@ -16,6 +16,7 @@ from types import FrameType
 import typer
 
 from assay.cli._gc import collector_paused
+from assay.cli._out import check_out
 from assay.cli._terminal import for_stdout, markup_safe
 from assay.cli.app import app, err_console, out_console, user_errors
 from assay.cli.report import FORMAT_NAMES
@@ -225,19 +226,7 @@ def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
     if not out:
         return [(None, format_for_path(Path("stdout"), fmt[0]))] if fmt else []
     for path in out:  # checked before the run: a run's hours are not lost to a typo
-        parent = next((p for p in path.absolute().parents if p.exists()), None)
-        if path.is_dir() or (parent is not None and not parent.is_dir()):
-            where = path if path.is_dir() else parent
-            raise ConfigError(
-                [
-                    Problem(
-                        "options",
-                        "--out",
-                        f"cannot write a report to {str(path)!r}: "
-                        f"{str(where)!r} is {'a folder' if path.is_dir() else 'a file'}",
-                    )
-                ]
-            )
+        check_out(path)
     return [
         (path, format_for_path(path, fmt[i] if i < len(fmt) else None))
         for i, path in enumerate(out)

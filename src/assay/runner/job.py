@@ -108,7 +108,7 @@ class RunJob:
         self.outcome: JobOutcome | None = None  # set when the run has ended, even interrupted
         stored_fingerprint: str | None = None
         inputs: dict[str, Any] = {}
-        started = RunRequest()
+        started, given = RunRequest(), request.options
         if resume is not None:
             self.resume_id = store.resolve_run_id(resume)
             inputs = store.run_inputs(self.resume_id)
@@ -124,7 +124,8 @@ class RunJob:
         self.request = request
         self.plan: RunPlan = self._plan(started)
         # the one override rule: an option given > the suite's execution: > the default
-        execution = request.options.execution(self.plan.suite.execution)
+        suite_execution = self.plan.suite.execution
+        execution = request.options.execution(suite_execution)
         self.plan.suite = self.plan.suite.model_copy(update={"execution": execution})
         self.endpoints = endpoints(self.plan.target, self.plan.judge)
         if self.resume_id is not None:
@@ -145,6 +146,8 @@ class RunJob:
                     )
                 ]
             )
+        if self.resume_id is not None:  # the suite is the run's: its execution.repeat too
+            started.check_kept(given, self.resume_id, suite_execution)
         self.repeat = execution.repeat
         self.concurrency = execution.concurrency
         options = request.options

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from assay.cases import LoadedSuite
 from assay.cases._problems import pydantic_problems
-from assay.config import ModelConfig
+from assay.config import ExecutionConfig, ModelConfig
 from assay.errors import ConfigError, Problem
 from assay.run_options import RunOptions
 from assay.secrets import REDACTOR
@@ -91,7 +91,8 @@ class RunRequest:
     def resumed_with(self, given: RunRequest, run_id: str, in_memory: bool = False) -> RunRequest:
         """This stored request, with the options given to the resume. A suite or dataset
         given again must be the one the run started with (a suite object is compared by
-        content, with the run's fingerprint); ``FIXED_ON_RESUME`` options too; the others
+        content, with the run's fingerprint); the other ``FIXED_ON_RESUME`` options are kept
+        (``check_kept`` compares those given with them, once the suite is read); the others
         may be given anew, and the endpoint options are the ones given now
         (``check_endpoints`` then compares them with the stored run's)."""
         suite = self._resumed_suite(given, run_id, in_memory)
@@ -100,18 +101,34 @@ class RunRequest:
         ):
             started = ", ".join(map(str, self.options.datasets)) or "no --dataset"
             raise _refuse(run_id, "--dataset", f"it was started with {started}")
-        for name in FIXED_ON_RESUME[1:]:
-            value = getattr(given.options, name)
-            if value not in (None, []) and value != getattr(self.options, name):
-                raise _refuse(
-                    run_id,
-                    _FLAGS.get(name, f"--{name}"),
-                    f"it was started with {getattr(self.options, name)}",
-                )
         stored = self.options.model_dump(exclude=set(ENDPOINT_OPTIONS))
         anew = given.options.model_dump(exclude_defaults=True, exclude=set(FIXED_ON_RESUME))
         endpoints_now = {name: getattr(given.options, name) for name in ENDPOINT_OPTIONS}
         return RunRequest(suite, RunOptions(**{**stored, **anew, **endpoints_now}))
+
+    def check_kept(self, given: RunOptions, run_id: str, suite: ExecutionConfig) -> None:
+        """Refuse a resume given a ``FIXED_ON_RESUME`` option (after ``--dataset``) whose
+        value differs from the run's. Values are compared as they take effect, an option
+        left out at the start being its default: ``--repeat 1`` resumes a run started
+        without ``--repeat`` from a suite whose ``execution.repeat`` (``suite``) is 1, and
+        tags are compared as a set, without case, as they select."""
+        started = _in_effect(self.options, suite)
+        for name, value in _in_effect(given, suite).items():
+            if getattr(given, name) not in (None, []) and value != started[name]:
+                flag = _FLAGS.get(name, f"--{name}")
+                raise _refuse(run_id, flag, f"it was started {self._with(name, suite)}")
+
+    def _with(self, name: str, suite: ExecutionConfig) -> str:
+        """How the run was started as to the ``FIXED_ON_RESUME`` option ``name``, as typed:
+        ``with --repeat 3``, ``with -k 'not slow'``, ``without --limit``."""
+        flag = _FLAGS.get(name, f"--{name}")
+        value = getattr(self.options, name)
+        if name == "repeat" and value is None:
+            return f"without {flag}, so with the suite's execution.repeat: {suite.repeat}"
+        values = value if isinstance(value, list) else [] if value is None else [value]
+        if not values:
+            return f"without {flag}"
+        return "with " + " ".join(f"{flag} {shlex.quote(str(v))}" for v in values)
 
     def _resumed_suite(
         self, given: RunRequest, run_id: str, in_memory: bool
@@ -153,6 +170,15 @@ class RunRequest:
 
             parts.append(f"--store {shlex.quote(mask_url(store_url))}")
         return " ".join(part for part in parts if part)
+
+
+def _in_effect(options: RunOptions, suite: ExecutionConfig) -> dict[str, object]:
+    """The ``FIXED_ON_RESUME`` options after ``--dataset``, as they take effect with the
+    suite's ``execution:``: what a resume compares."""
+    values: dict[str, object] = {name: getattr(options, name) for name in FIXED_ON_RESUME[1:]}
+    values["repeat"] = options.execution(suite).repeat
+    values["tags"] = {tag.casefold() for tag in options.tags}
+    return values
 
 
 def _refuse(
