@@ -227,7 +227,9 @@ def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
         return [(None, format_for_path(Path("stdout"), fmt[0]))] if fmt else []
     for path in out:  # checked before the run: a run's hours are not lost to a typo
         check_out(path)
+    # made absolute now: an in-process agent that changes the working folder (os.chdir)
+    # must not send the reports elsewhere, leaving a stale file where CI reads them
     return [
-        (path, format_for_path(path, fmt[i] if i < len(fmt) else None))
+        (path.absolute(), format_for_path(path, fmt[i] if i < len(fmt) else None))
         for i, path in enumerate(out)
     ]
