@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
-from assay.errors import ConfigError, Problem
+from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
 from assay.runner import sharding
@@ -414,6 +414,13 @@ class RunJob:
                 if writer.replaced:  # the store kept error results for these: count those
                     builder, shown = SummaryBuilder(self.repeat), Shown(shown.total)
                     self._seed(run, builder, shown)
+            except StoreError as exc:  # the writer died, or the store failed it
+                status = "failed"  # results were lost on the way to the store
+                resume = self.request.resume_command(run.id, self.store_url)
+                raise StoreError(
+                    f"{exc}; the results written before that are stored: {resume} runs the "
+                    "tests without one"
+                ) from None
             except BaseException:
                 status = "failed"  # results were lost on the way to the store
                 raise
