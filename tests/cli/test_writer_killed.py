@@ -29,8 +29,8 @@ def test_a_killed_writer_fails_the_run_with_the_resume_command(
     assay_cli: RunCli, tmp_path: Path
 ) -> None:
     (tmp_path / "killer.py").write_text(KILLER)
-    rows = "".join(f"q{i},x\n" for i in range(6)) + "kill,x\n" + "".join(
-        f"r{i},x\n" for i in range(6)
+    rows = (
+        "".join(f"q{i},x\n" for i in range(6)) + "kill,x\n" + "".join(f"r{i},x\n" for i in range(6))
     )
     (tmp_path / "d.csv").write_text("Question,Answer\n" + rows)
     store = f"sqlite:///{tmp_path / 's.db'}"
