@@ -220,6 +220,10 @@ def test_a_simulated_user_that_fails_is_an_error(
     assert len(agent.requests) == 1 and model.calls("judge") == 0
     assert result.status == "error"
     assert result.errors[0].startswith("the simulated user failed at turn 2: the simulated user")
+    stats = valid_trace(result.trace)["execution_stats"]
+    # not "max_turns" (5): the conversation stopped because the simulated user failed
+    assert stats["stopped_by"] == "simulated_user_failed"
+    assert stats["stop_reason"] == result.errors[0]
 
 
 def test_without_a_judge_goal_tests_are_not_run_with_the_line_that_enables_them(

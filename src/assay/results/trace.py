@@ -124,7 +124,10 @@ class TurnTiming(_Record):
 
 class ExecutionStats(_Record):
     duration_ms: float
-    stopped_by: Literal["simulated_user", "max_turns", "session_lost", "not_started"]
+    # simulated_user_failed: the simulated user gave no usable next message (stop_reason)
+    stopped_by: Literal[
+        "simulated_user", "simulated_user_failed", "max_turns", "session_lost", "not_started"
+    ]
     stop_reason: str | None = None
     successful_replies: int
     failed_turns: int

@@ -120,7 +120,9 @@ async def _converse(run: _Run, conversation: AgentConversation, contract: Contra
         asked = await next_action(run.runtime.simulator, spec, contract, seen, min_turns)
         run.simulator_calls += asked.calls
         if asked.value is None:
-            return f"the simulated user failed at turn {len(seen) + 1}: {asked.error}"
+            failure = f"the simulated user failed at turn {len(seen) + 1}: {asked.error}"
+            run.stopped_by, run.stop_reason = "simulated_user_failed", failure
+            return failure
         action = asked.value
         if action.stop:
             run.stopped_by, run.stop_reason = "simulated_user", action.reasoning

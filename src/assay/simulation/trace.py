@@ -131,6 +131,8 @@ def findings(
     if stats.stopped_by == "simulated_user":
         why = f": {stats.stop_reason}" if stats.stop_reason else ""
         lines.append(f"the simulated user ended the conversation{why}")
+    elif stats.stopped_by == "simulated_user_failed":
+        lines.append(f"the conversation ended: {stats.stop_reason}")
     elif stats.stopped_by == "max_turns":
         lines.append(f"the conversation reached max_turns ({result_turns(result)} turns)")
     elif stats.stopped_by == "session_lost":
