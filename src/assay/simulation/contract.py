@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.cases.models import GoalSpec
 from assay.results.trace import BehaviourSource
+from assay.secrets import redact_value
 
 CONTRACT_VERSION = 1  # bump when the derivation or the contract's meaning changes
 MIN_CONFIDENCE = 0.5  # at or below: unusable
@@ -189,3 +190,13 @@ def contract_data(contract: Contract) -> dict[str, Any]:
         "confidence": contract.confidence,
         "notes": list(contract.notes),
     }
+
+
+def masked(contract: Contract) -> Contract:
+    """The contract with every known secret (``assay.secrets.REDACTOR``) masked in its text:
+    a model that derives a contract from a test whose scenario holds a ``${VAR}`` value, or
+    that echoes its own API key, must not get it into the file, the store or the trace.
+    The same object when nothing was masked."""
+    data = contract_data(contract)
+    clean = redact_value(data)
+    return contract if clean == data else read_contract(clean)

@@ -11,6 +11,15 @@
 The hash is a SHA-256 of the normalised goal, instructions, restrictions and scenario and the
 contract version, so an unchanged test on a re-run costs no model call. Concurrent tests
 with one hash share one derivation.
+
+No known secret (``assay.secrets.REDACTOR``: a ``${VAR}`` value from the suite, a model's
+API key, ...) is ever written: the contract is masked (``masked``) as soon as it is derived
+or read, so the run uses the very contract the file and the store keep, and a later run
+that reads it back behaves the same (a secret in a behaviour or the objective reads
+``***``; the simulated user still has the test's own scenario, instructions and context).
+The file's ``fields`` and ``test`` are masked too; the hash, a digest, reveals nothing. A
+file or a store row written in clear by an earlier assay is read back masked: the row is
+masked in place, the file (a person's, never overwritten) is named in a warning.
 """
 
 from __future__ import annotations
@@ -26,11 +35,13 @@ from pydantic import ValidationError
 
 from assay.cases.models import GoalSpec
 from assay.models.structured import Call
+from assay.secrets import REDACTOR, redact_value
 from assay.simulation.contract import (
     CONTRACT_VERSION,
     Contract,
     contract_data,
     contract_hash,
+    masked,
     normalised_fields,
     read_contract,
     stated_contract,
@@ -88,7 +99,15 @@ class ContractBook:
         shown = str(path)
         if path.is_file():
             contract, problem = await asyncio.to_thread(_read_file, path)
-            return Resolved(digest, "file", contract, problem, file=shown)
+            clean = None if contract is None else masked(contract)
+            if clean is not contract:
+                log.warning(
+                    "the contract file %s holds a secret in clear (written by an earlier "
+                    "assay, or by hand): the run uses it masked; delete the file to write it "
+                    "again without the secret",
+                    path,
+                )
+            return Resolved(digest, "file", clean, problem, file=shown)
         stored = await self._stored(digest)
         if stored is not None:
             await self._write_file(path, spec, test_name, stored, None)
@@ -100,7 +119,7 @@ class ContractBook:
         if asked.value is None:
             reason = f"it could not be derived: {asked.error}"
             return Resolved(digest, problem=reason, calls=asked.calls, model=model_name)
-        contract = asked.value
+        contract = masked(asked.value)
         await self._keep(digest, contract, model_name)
         await self._write_file(path, spec, test_name, contract, model_name)
         return Resolved(
@@ -115,15 +134,20 @@ class ContractBook:
     async def _stored(self, digest: str) -> Contract | None:
         if self.store is None:
             return None
-        from assay.store.contracts import get_contract
+        from assay.store.contracts import get_contract, replace_contract
 
         data = await asyncio.to_thread(get_contract, self.store, digest, CONTRACT_VERSION)
         if data is None:
             return None
         try:
-            return read_contract(data)
+            contract = read_contract(data)
         except ValidationError:  # written by another assay: derive it again
             return None
+        clean = masked(contract)
+        if clean is not contract:  # kept in clear by an earlier assay: mask the row
+            data = contract_data(clean)
+            await asyncio.to_thread(replace_contract, self.store, digest, CONTRACT_VERSION, data)
+        return clean
 
     async def _keep(self, digest: str, contract: Contract, model_name: str | None) -> None:
         if self.store is None:
@@ -131,9 +155,8 @@ class ContractBook:
         from assay.store.contracts import put_contract
 
         data = contract_data(contract)
-        await asyncio.to_thread(
-            put_contract, self.store, digest, CONTRACT_VERSION, data, model_name
-        )
+        by = None if model_name is None else REDACTOR(model_name)
+        await asyncio.to_thread(put_contract, self.store, digest, CONTRACT_VERSION, data, by)
 
     async def _write_file(
         self,
@@ -158,11 +181,11 @@ def contract_file_text(
     data: dict[str, Any] = {
         "contract_version": CONTRACT_VERSION,
         "hash": digest,
-        "test": test_name,
-        "derived_by": model_name,
+        "test": REDACTOR(test_name),
+        "derived_by": None if model_name is None else REDACTOR(model_name),
         "derived_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "fields": {k: v for k, v in normalised_fields(spec).items() if v},
-        **contract_data(contract),
+        "fields": redact_value({k: v for k, v in normalised_fields(spec).items() if v}),
+        **contract_data(masked(contract)),
     }
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=88)
     return FILE_HEADER + body

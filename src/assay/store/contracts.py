@@ -2,7 +2,8 @@
 
 The reviewable copy a team reads and edits is a YAML file next to the suite (see
 ``assay.simulation.contracts``); the store keeps every derived contract so that a run from
-another checkout, or after the file was deleted, derives nothing again.
+another checkout, or after the file was deleted, derives nothing again. A contract is
+stored with every known secret masked (``assay.simulation.contract.masked``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from assay.store._engine import write_connection
@@ -49,5 +50,20 @@ def put_contract(
             conn.execute(insert(contracts), row)
     except IntegrityError:
         return
+    except SQLAlchemyError as exc:
+        raise store._failure(exc) from exc
+
+
+def replace_contract(store: Store, digest: str, version: int, contract: dict[str, Any]) -> None:
+    """Replace the stored contract's text (one an earlier assay kept with a secret in clear,
+    now masked); who derived it, and when, stay."""
+    query = (
+        update(contracts)
+        .where(contracts.c.hash == digest, contracts.c.contract_version == version)
+        .values(contract=contract)
+    )
+    try:
+        with write_connection(store._writable()) as conn, conn.begin():
+            conn.execute(query)
     except SQLAlchemyError as exc:
         raise store._failure(exc) from exc
