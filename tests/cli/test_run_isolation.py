@@ -192,12 +192,19 @@ def test_a_malformed_judge_reply_is_that_metrics_error(
 def _cli_with_a_bug(tmp_path: Path, raised: str, env: dict[str, str] | None = None) -> Any:
     """``assay run`` in a real process, with a fault injected where a bug of assay's would
     be (RunJob.execute), since a real one cannot be staged."""
-    suite_path = suite(tmp_path, "raising")
+    patch = f"import assay.runner.job as job\ndef broken(self): raise {raised}\n"
+    return _cli_patched(
+        tmp_path, patch + "job.RunJob.execute = broken\n", suite(tmp_path, "raising"), env
+    )
+
+
+def _cli_patched(
+    tmp_path: Path, patch: str, suite_path: Path, env: dict[str, str] | None = None
+) -> Any:
+    """``assay run suite_path`` in a real process, after the Python code ``patch``."""
     code = (
         "import sys\n"
-        "import assay.runner.job as job\n"
-        f"def broken(self): raise {raised}\n"
-        "job.RunJob.execute = broken\n"
+        f"{patch}"
         "from assay.cli import main\n"
         f"sys.argv = ['assay', 'run', {str(suite_path)!r}, '--store', "
         f"{'sqlite:///' + str(tmp_path / 'a.db')!r}]\n"
@@ -226,6 +233,33 @@ def test_ctrl_c_outside_the_run_exits_130(tmp_path: Path) -> None:
     proc = _cli_with_a_bug(tmp_path, "KeyboardInterrupt")
     assert proc.returncode == 130
     assert proc.stderr.strip() == "interrupted"
+
+
+def test_ctrl_c_while_a_metric_scores_inline_interrupts_the_run(tmp_path: Path) -> None:
+    """Python raises Ctrl-C (or SIGTERM, when Ctrl-C is ignored) on the event loop's
+    thread, where assay's own metrics score a small reply: staged there, in json_valid on
+    test b. The run stops (130, resumable), instead of recording the metric's error
+    KeyboardInterrupt() and going on."""
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"name: s\ntarget: {{python: '{AGENTS}:raising'}}\nmetrics: [json_valid]\n"
+        "execution: {concurrency: 1}\ntests:\n"
+        + "".join(f"  - {{name: {t}, input: {t}}}\n" for t in "abc")
+    )
+    patch = (
+        "import assay.metrics.structured as structured\n"
+        "def measure(self, ctx):\n"
+        "    if ctx.input == 'b':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return structured.Score(1.0)\n"
+        "structured.JsonValid.measure = measure\n"
+    )
+    proc = _cli_patched(tmp_path, patch, path)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert re.search(
+        r"interrupted: 1 tests stored; resume with assay run --resume \w+", proc.stderr
+    )
 
 
 def test_an_agent_module_that_exits_on_import_is_a_bad_suite(

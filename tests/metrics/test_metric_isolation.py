@@ -107,6 +107,16 @@ class HangsInMeasure(_Base):
         return Score(1.0)
 
 
+class InterruptedInMeasure(_Base):
+    """A metric of assay's (scored inline, on the event loop's thread) where Python raised
+    Ctrl-C: SIGINT, or SIGTERM when the run started with Ctrl-C ignored, while it worked."""
+
+    name = "interrupted_in_measure"
+
+    def measure(self, ctx: MetricContext) -> Score:
+        raise KeyboardInterrupt
+
+
 class WhereMeasured(_Base):
     name = "where_measured"
 
@@ -232,6 +242,16 @@ async def test_a_code_grader_cannot_end_or_stall_the_run(grader: str, error: str
     assert found[f"code:{grader}"].error == error
     assert found[f"code:{grader}"].passed is False
     assert found["code:passes"].passed is True
+
+
+async def test_ctrl_c_in_a_metric_on_the_loops_thread_stops_the_run() -> None:
+    """Inline, a KeyboardInterrupt can only be Python's Ctrl-C: it is the run's, not recorded
+    as the metric's error (a run that went on would ignore Ctrl-C and SIGTERM). A grader's
+    own, on its thread, stays its error (test_a_code_grader_cannot_end_or_stall_the_run)."""
+    interrupted = InterruptedInMeasure()
+    assert interrupted.scores_inline(MetricContext(input="q", response="Paris"))
+    with pytest.raises(KeyboardInterrupt):
+        await run((Passes(), interrupted))
 
 
 async def test_ctrl_c_passes_through_a_running_metric() -> None:

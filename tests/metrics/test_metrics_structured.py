@@ -5,15 +5,20 @@ from __future__ import annotations
 import asyncio
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
+import threading
 import types
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay.metrics import MetricConfigError, build_metric, semantic
+from assay.metrics.structured import JsonSchema, JsonSchemaOptions
 from tests.metrics._helpers import context, score
 
 SCHEMA = {
@@ -68,6 +73,145 @@ def test_json_schema_invalid_schema_is_a_load_time_error() -> None:
     with pytest.raises(MetricConfigError) as missing:
         build_metric("json_schema", {})
     assert missing.value.problems[0][0] == "schema"
+
+
+def schema_problem(schema: dict[str, Any]) -> str:
+    with pytest.raises(MetricConfigError) as exc:
+        build_metric("json_schema", {"schema": schema})
+    [(field, message)] = exc.value.problems
+    assert field == "schema"
+    return message
+
+
+OUTSIDE = (
+    "points outside the schema, and assay fetches no schema: put what it refers to under "
+    "$defs and refer to it as '#/$defs/<name>'"
+)
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        (
+            {"$ref": "https://example.com/s.json"},
+            f"$ref 'https://example.com/s.json' (at $.$ref) {OUTSIDE}",
+        ),
+        (
+            {"properties": {"a": {"$ref": "other.json#/x"}}},
+            f"$ref 'other.json#/x' (at $.properties.a.$ref) {OUTSIDE}",
+        ),
+        (
+            {"allOf": [{"type": "object"}, {"$ref": "file:///etc/passwd"}]},
+            f"$ref 'file:///etc/passwd' (at $.allOf[1].$ref) {OUTSIDE}",
+        ),
+        (  # draft 7: items as a list, and a ref under $defs, reached or not
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "items": [{"type": "string"}, {"$ref": "#/definitions/n"}],
+                "definitions": {"n": {"$ref": "../n.json"}},
+            },
+            f"$ref '../n.json' (at $.definitions.n.$ref) {OUTSIDE}",
+        ),
+        (
+            {"$defs": {"n": {"type": "integer"}}, "items": {"$ref": "#/$defs/m"}},
+            "$ref '#/$defs/m' (at $.items.$ref) points to nothing in the schema",
+        ),
+        (
+            {"items": {"$ref": "#nowhere"}},
+            "$ref '#nowhere' (at $.items.$ref) points to nothing in the schema",
+        ),
+        (
+            {"$id": "http://[::1", "type": "object"},
+            "not a valid JSON Schema: an $id or $ref is not a URI: Invalid IPv6 URL",
+        ),
+    ],
+)
+def test_a_ref_outside_the_schema_is_a_load_time_error(
+    schema: dict[str, Any], message: str
+) -> None:
+    assert schema_problem(schema) == message
+
+
+# Each resolves within the schema; the reply [5, "x"] breaks it at $[1] (integers only).
+LOCAL_REFS = {
+    "pointer": {"$defs": {"n": {"type": "integer"}}, "items": {"$ref": "#/$defs/n"}},
+    "anchor": {"$defs": {"n": {"$anchor": "num", "type": "integer"}}, "items": {"$ref": "#num"}},
+    "embedded $id, relative": {
+        "$id": "https://example.com/root.json",
+        "$defs": {"n": {"$id": "n.json", "type": "integer"}},
+        "items": {"$ref": "n.json"},
+    },
+    "embedded $id, absolute": {
+        "$defs": {"n": {"$id": "https://example.com/n.json", "type": "integer"}},
+        "items": {"$ref": "https://example.com/n.json"},
+    },
+    "draft 4": {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "definitions": {"n": {"type": "integer"}},
+        "items": {"$ref": "#/definitions/n"},
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(LOCAL_REFS))
+def test_a_ref_within_the_schema_is_followed(name: str) -> None:
+    schema = LOCAL_REFS[name]
+    assert score("json_schema", "[1, 2]", schema=schema).score == 1.0
+    bad = score("json_schema", '[5, "x"]', schema=schema)
+    assert (bad.score, bad.error) == (0.0, None)
+    assert bad.details == {"errors": ["$[1]: 'x' is not of type 'integer'"], "error_count": 1}
+
+
+def test_data_that_looks_like_a_ref_is_not_one() -> None:
+    schema = {
+        "properties": {"$ref": {"const": {"$ref": "https://example.com/s.json"}}},
+        "default": {"$ref": "https://example.com/s.json"},
+    }
+    reply = '{"$ref": {"$ref": "https://example.com/s.json"}}'
+    assert score("json_schema", reply, schema=schema).score == 1.0
+
+
+@pytest.fixture
+def schema_server() -> Iterator[tuple[str, list[str]]]:
+    """A loopback server that serves a schema no reply here meets, and notes every request."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            body = json.dumps({"type": "object", "required": ["never"]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_remote_ref_is_never_fetched(schema_server: tuple[str, list[str]]) -> None:
+    base, seen = schema_server
+    url = f"{base}/s.json"
+    assert schema_problem({"$ref": url}) == f"$ref '{url}' (at $.$ref) {OUTSIDE}"
+    # past the load-time check (options made without validating): the validator refuses it
+    unchecked = JsonSchemaOptions.model_construct(json_schema={"$ref": url})
+    result = asyncio.run(JsonSchema(unchecked).evaluate(context('{"a": 1}')))
+    assert (result.passed, result.score) == (False, None)
+    assert result.error == (
+        f"ValueError: the schema's $ref '{url}' does not resolve within the schema, and "
+        "assay fetches no schema (put what it refers to under $defs)"
+    )
+    assert seen == []  # the server was never asked
 
 
 class FakeEmbedder:

@@ -216,6 +216,16 @@ def test_bad_options_are_config_errors_with_the_field_path(
     assert errors[0].startswith(expected.replace("metrics[0]", "metrics[1]")), errors
 
 
+def test_a_remote_schema_ref_is_refused_with_its_path() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "http://127.0.0.1:9/a.json"}}}
+    tests = [{"name": "t", "input": "hi", "metrics": [{"metric": "json_schema", "schema": schema}]}]
+    assert load_errors([], tests) == [
+        "suite.yaml: tests[0].metrics[0].schema: $ref 'http://127.0.0.1:9/a.json' (at "
+        "$.properties.a.$ref) points outside the schema, and assay fetches no schema: put what "
+        "it refers to under $defs and refer to it as '#/$defs/<name>' (test 't')"
+    ]
+
+
 def test_bad_matchers_in_a_suite_name_their_path() -> None:
     tests = [
         {

@@ -32,14 +32,21 @@ async def score_turn_metric(
 
 def score_inline(metric: Metric, ctx: MetricContext) -> MetricResult | str:
     """``score_turn_metric`` for a metric that scores inline (``Metric.scores_inline``):
-    what ``evaluate`` would do, called without a coroutine; the same guard."""
+    what ``evaluate`` would do, called without a coroutine; the same guard, but for
+    ``KeyboardInterrupt``. Inline, the metric runs on the event loop's thread, where Python
+    raises Ctrl-C (and SIGTERM, when the run was started with Ctrl-C ignored): there it is
+    the run's, and stops it. A user's metric or grader never scores inline (it runs on a
+    thread of its own), so one that raises ``KeyboardInterrupt`` itself still fails only
+    itself, as an agent that does fails only its turn."""
     started = time.perf_counter()
     try:
         reason = metric.missing_input(ctx)
         if reason:
             return reason
         return _checked(metric.run_sync(ctx))  # what Metric.evaluate runs on a small input
-    except BaseException as exc:  # anything at all: this metric's error
+    except KeyboardInterrupt:  # Ctrl-C on this thread: the run's, not this metric's
+        raise
+    except BaseException as exc:  # anything else at all: this metric's error
         reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
         return metric.failure(describe(exc), started)
 
