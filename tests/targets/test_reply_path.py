@@ -244,12 +244,14 @@ def test_usage_is_read_field_by_field_in_order() -> None:
     ]:
         with pytest.raises(MalformedReply, match=named):
             read_usage(raw)
-    # an agent's own report is read leniently: digits count, anything else is no usage
-    assert token_usage({"prompt_tokens": "3", "completion_tokens": 1.9}) == read_usage(
+    # an agent's own report is read leniently: digits and whole floats count; anything
+    # else (a fraction, a negative count) is no usage (tests/targets/test_usage_warnings.py)
+    assert token_usage({"prompt_tokens": "3", "completion_tokens": 1.0}) == read_usage(
         {"prompt_tokens": 3, "completion_tokens": 1}
     )
     assert token_usage({"prompt_tokens": [1]}) is None
-    assert token_usage({"prompt_tokens": -1}) is not None
+    assert token_usage({"prompt_tokens": 3, "completion_tokens": 1.9}) is None
+    assert token_usage({"prompt_tokens": -1}) is None
 
 
 def test_a_deadline_is_also_a_plain_context_manager() -> None:
@@ -393,11 +395,11 @@ PLAIN_USAGE: list[dict[str, Any]] = [
     {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 0},
     {"total_tokens": 7},
     {"cache_read_tokens": 3, "cache_creation_tokens": 2, "prompt_tokens": 9},
-    {"prompt_tokens": -4, "completion_tokens": 2**60},
+    {"prompt_tokens": 4, "completion_tokens": 2**60},
     {"completion_tokens": 1, "prompt_tokens": 2},  # another order
     # not all exact ints, or other names: the general path
     {"prompt_tokens": "12", "completion_tokens": 1.0},
-    {"prompt_tokens": True, "completion_tokens": None},
+    {"prompt_tokens": 1.0, "completion_tokens": None},
     {"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 4}},
     {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": 1},
     {"prompt_tokens": 1, "other": 3},

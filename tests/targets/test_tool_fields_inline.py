@@ -142,7 +142,7 @@ REPORTS: list[Any] = [
     {"prompt_tokens": 3, "completion_tokens": 2},
     {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 0},
     {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 9, "cache_read_tokens": 1},
-    {"prompt_tokens": 10**40, "completion_tokens": -1},
+    {"prompt_tokens": 10**40, "completion_tokens": 1},
     {"prompt_tokens": True},
     {"prompt_tokens": "3"},
     {"prompt_tokens": 1.0},

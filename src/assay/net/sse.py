@@ -67,7 +67,7 @@ class StreamedReply:
 
     text: str | None  # None when no event carried text
     time_to_first_token_ms: float | None
-    usage: dict[str, Any] | None = None
+    usage: Any = None  # the last event's usage report (read by the caller, who checks it)
     tool_invocations: list[Any] = field(default_factory=list)
     events: int = 0
 
@@ -81,7 +81,7 @@ def _event_text(event: Any, into: StreamedReply) -> str | None:
     if not isinstance(event, dict):
         return None if event is None else json.dumps(event)
     usage = event.get("usage", event.get("token_usage"))
-    if isinstance(usage, dict):
+    if usage is not None:  # (OpenAI's chunks say null before the last)
         into.usage = usage
     if isinstance(event.get("tool_invocations"), list):
         into.tool_invocations.extend(event["tool_invocations"])

@@ -236,7 +236,8 @@ class TestResult(_Record):
     errors: list[str] = Field(default_factory=empty_list)
     warnings: list[str] = Field(
         default_factory=empty_list,
-        description="what assay changed to store the result (a clamped number, cleaned text)",
+        description="what did not fail the test but was left out (a reply's unreadable token "
+        "usage) or changed to store the result (a clamped number, cleaned text)",
     )
     timestamp: str
     turns: list[TurnResult] | None = Field(

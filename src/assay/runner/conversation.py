@@ -151,6 +151,10 @@ class AgentConversation:
     After a lost session (SPEC §4: the agent said so, or two failed turns in a row) every
     later turn is recorded as skipped."""
 
+    # (turn index, warning) for each reply's warnings (``Reply.warnings``), in turn order,
+    # from ``send`` (``send_only`` takes its one reply's); the class's empty one until then
+    noted: tuple[tuple[int, str], ...] = ()
+
     def __init__(self, case: TestCase, target: Target, settings: CaseSettings) -> None:
         self.case = case
         self.settings = settings
@@ -162,12 +166,20 @@ class AgentConversation:
         self.lost: str | None = None
         self._failures_in_a_row = 0
 
+    def warnings(self, by_turn: bool) -> list[str]:
+        """The test's warnings from its replies; ``by_turn``: each as ``[turn i] warning``,
+        as a multi-turn test's errors are rolled up."""
+        return [f"[turn {i}] {w}" if by_turn else w for i, w in self.noted]
+
     async def send(self, turn: Turn) -> TurnResult:
         index = len(self.turns)
         if self.lost is not None:
             self.turns.append(skipped_turn(index, turn, self.lost))
             return self.turns[-1]
         reply, errors, partial, latency_ms = await self._ask(turn, index)
+        noted = reply or partial
+        if noted is not None and noted.warnings:
+            self.noted += tuple((index, warning) for warning in noted.warnings)
         case, exchanges, settings = self.case, self.exchanges, self.settings
         fields = await _turn_fields(
             case, index, turn, reply, errors, partial, latency_ms, exchanges, settings
@@ -185,8 +197,14 @@ class AgentConversation:
         case = self.case
         if case.test_metrics:
             self._remember(turn, reply, latency_ms)
-        if reply is not None and turn.expected_tools is None and not turn.attachments:
-            # the usual turn: answered (so no errors), nothing asserted on its tools, no files
+        if (
+            reply is not None
+            and turn.expected_tools is None
+            and not turn.attachments
+            and not reply.warnings
+        ):
+            # the usual turn: answered (so no errors), nothing asserted on its tools, no
+            # files, no warnings
             results, not_run = await score_turn(case, 0, turn, reply, (), latency_ms, self.settings)
             if not not_run:
                 made = sent_single_turn(
@@ -207,7 +225,9 @@ class AgentConversation:
             fields = await _turn_fields(
                 case, 0, turn, reply, errors, partial, latency_ms, (), self.settings
             )
-        return _single_turn_test(case, fields, started, repeat_index)
+        noted = reply or partial
+        warnings = list(noted.warnings) if noted is not None else []
+        return _single_turn_test(case, fields, started, repeat_index, warnings)
 
     async def _ask(
         self, turn: Turn, index: int
@@ -301,11 +321,14 @@ async def run_case(
         await conversation.close()
     if not single:
         turns = conversation.turns
-        extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
-        if case.type == "single_turn":
-            result = single_turn_result(case.name, turns[0], started, **extra)
-        else:
+        extra: dict[str, Any] = {"repeat_index": repeat_index, "tags": list(case.tags)}
+        by_turn = case.type != "single_turn"
+        if conversation.noted:
+            extra["warnings"] = conversation.warnings(by_turn)
+        if by_turn:
             result = rollup_multi_turn(case.name, turns, started, **extra)
+        else:
+            result = single_turn_result(case.name, turns[0], started, **extra)
     if case.test_metrics:
         await score_conversation(case, conversation.exchanges, result, settings)
     return result
@@ -405,11 +428,13 @@ def _first_fields(index: int, turn: Turn, errors: list[str], latency_ms: float) 
 
 
 def _single_turn_test(
-    case: TestCase, fields: dict[str, Any], started: str, repeat_index: int
+    case: TestCase, fields: dict[str, Any], started: str, repeat_index: int, warnings: list[str]
 ) -> TestResult:
     """``single_turn_result`` of the TurnResult ``fields`` make, validated once instead of
     twice. Fields that do not validate take the two steps, which raise what they raised."""
-    extra = {"repeat_index": repeat_index, "tags": list(case.tags)}
+    extra: dict[str, Any] = {"repeat_index": repeat_index, "tags": list(case.tags)}
+    if warnings:
+        extra["warnings"] = warnings
     try:
         return single_turn_of_fields(case.name, fields, started, **extra)
     except ValidationError:

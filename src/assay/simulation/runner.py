@@ -178,6 +178,7 @@ def _result(
     errors: list[str],
     metric: MetricResult | None,
     repeat_index: int,
+    warnings: list[str] | None = None,
 ) -> TestResult:
     spec = run.case.goal
     assert spec is not None
@@ -200,6 +201,7 @@ def _result(
         token_usage=sum(usages, TokenUsage()) if usages else None,
         errors=[REDACTOR(e) for e in errors],
         timestamp=run.started,
+        warnings=warnings or [],
         turns=turns or None,
         repeat_index=repeat_index,
         tags=list(run.case.tags),
@@ -272,13 +274,14 @@ async def run_goal_case(
         )
     if failure is not None:
         metric = _goal_metric(run, None, failure, 0)
-        return _finish(run, _result(run, turns, [failure], metric, repeat_index), resolved, None)
+        result = _result(run, turns, [failure], metric, repeat_index, conversation.warnings(True))
+        return _finish(run, result, resolved, None)
     asked = await judge_conversation(runtime.judge, contract, [_judged(t) for t in turns])
     run.judge_calls += asked.calls
     evaluation = asked.value
     errors = [] if evaluation is not None else [f"the goal judge failed: {asked.error}"]
     metric = _goal_metric(run, evaluation, errors[0] if errors else None, asked.reasks)
-    result = _result(run, turns, errors, metric, repeat_index)
+    result = _result(run, turns, errors, metric, repeat_index, conversation.warnings(True))
     if case.test_metrics:
         await score_conversation(case, conversation.exchanges, result, settings)
     return _finish(run, result, resolved, evaluation)

@@ -19,7 +19,7 @@ from assay._words import clipped
 from assay.errors import TargetError
 from assay.files.model import Attachment
 from assay.net.openai_wire import decode_arguments
-from assay.net.reply_fields import MalformedReply
+from assay.net.reply_fields import MalformedReply, shown
 from assay.net.usage import USAGE_FIELDS, counted_usage, read_usage
 from assay.results.models import TokenUsage, ToolInvocation, one_step_init, prevalidated
 from assay.secrets import REDACTOR
@@ -50,6 +50,9 @@ class Reply:
     tool_invocations: list[ToolInvocation] = field(default_factory=list)
     token_usage: TokenUsage | None = None
     time_to_first_token_ms: float | None = None
+    # what was wrong with the reply but did not fail the turn (a usage report that could not
+    # be read): the test's ``warnings``
+    warnings: tuple[str, ...] = ()
 
 
 class TurnCutShort(TargetError):
@@ -188,27 +191,52 @@ def _decoded_arguments(text: str, where: str) -> Any:
 
 
 def token_usage(raw: Any) -> TokenUsage | None:
-    """An agent's own usage report, in OpenAI's, Anthropic's or assay's names
-    (``assay.net.usage``), read leniently: a count may be a number or its digits; a report
-    that cannot be read is None (no usage), never a failed turn."""
-    if not isinstance(raw, dict):
+    """An agent's own usage report, read as ``reported_usage`` reads it; a report that cannot
+    be read is None (no usage), never a failed turn."""
+    try:
+        return reported_usage(raw)
+    except MalformedReply:
         return None
+
+
+def reported_usage(raw: Any, where: str = "token_usage") -> TokenUsage | None:
+    """An agent's own usage report (``where`` in its reply), in OpenAI's, Anthropic's or
+    assay's names (``assay.net.usage``); None for none (absent or null). A count may be a
+    whole number (``12.0`` too), its digits, or null (0); anything else (a negative or
+    fractional number, a boolean, other text), or a report that is not an object, raises
+    ``MalformedReply`` naming the field: the caller records no usage, with a warning
+    (``usage_warning``), and the turn goes on. A count beyond the store's 64-bit range is
+    kept, and clamped with a warning where the result is stored."""
     if type(raw) is dict:
         plain = _plain_usage(raw)
         if plain is not None:
             return plain
-    try:
-        return read_usage(raw, _loose_count)
-    except (TypeError, ValueError, ValidationError, MalformedReply):
+    elif raw is None:
         return None
+    elif not isinstance(raw, dict):
+        raise MalformedReply(f"has {where} = {shown(raw)}, not an object of token counts")
+    try:
+        return read_usage(raw, _loose_count, where)
+    except (TypeError, ValueError, ValidationError):  # (not met: the counts are checked ints)
+        raise MalformedReply(f"has {where}, which cannot be read as token counts") from None
+
+
+def usage_warning(raw: Any, where: str = "token_usage") -> str:
+    """The turn's warning for a usage report ``reported_usage`` refused, naming the field by
+    ``where`` (read again: a caller names it only when it has to warn)."""
+    try:
+        reported_usage(raw, where)
+    except MalformedReply as problem:
+        return REDACTOR(f"token usage not recorded: the reply {problem}")
+    raise ValueError("the usage report was read: nothing to warn of")  # (a caller's bug)
 
 
 def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
     """``read_usage(raw, _loose_count)`` for a report only in assay's own names (the http
-    target's default shape, OpenAI's without details) whose counts are all exact ints, read
-    without a call per counter; else None (the general path)."""
+    target's default shape, OpenAI's without details) whose counts are all exact ints, none
+    negative, read without a call per counter; else None (the general path)."""
     for key, value in raw.items():  # one pass for the names and the counts
-        if type(value) is not int or key not in USAGE_FIELDS:
+        if type(value) is not int or key not in USAGE_FIELDS or value < 0:
             return None
     get = raw.get
     prompt, completion = get("prompt_tokens", 0), get("completion_tokens", 0)
@@ -224,8 +252,28 @@ def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
     )
 
 
+_COUNT = "not a token count (a whole number, 0 or more)"
+
+
 def _loose_count(usage: Mapping[str, Any], key: str, path: str) -> int:
-    return int(usage.get(key) or 0)
+    """``usage[key]`` as a count, read leniently (``reported_usage``): null or absent is 0."""
+    value = usage.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        if value >= 0 and not isinstance(value, bool):
+            return int(value)
+    elif isinstance(value, float):
+        if value.is_integer() and value >= 0:  # 12.0; not NaN, an infinity or 1.5
+            return int(value)
+    elif isinstance(value, str):
+        try:
+            count = int(value)  # its digits: "12"
+        except ValueError:
+            count = -1
+        if count >= 0:
+            return count
+    raise MalformedReply(f"has {path}.{key} = {shown(value)}, {_COUNT}")
 
 
 _REPLY_KEYS = frozenset(("response", "tool_invocations", "token_usage"))
@@ -257,8 +305,9 @@ def reply_from_payload(payload: Any) -> Reply:
     text = payload.get("response")
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)
-    return Reply(
-        text=text,
-        tool_invocations=_read_tool_invocations(payload.get("tool_invocations")),
-        token_usage=token_usage(payload.get("token_usage")),
-    )
+    calls = _read_tool_invocations(payload.get("tool_invocations"))
+    try:
+        usage = reported_usage(payload.get("token_usage"))
+    except MalformedReply:
+        return Reply(text, calls, warnings=(usage_warning(payload.get("token_usage")),))
+    return Reply(text=text, tool_invocations=calls, token_usage=usage)

@@ -41,6 +41,7 @@ from assay.net import (
     reply_limit_bytes,
     send_request,
 )
+from assay.net.reply_fields import MalformedReply
 from assay.net.request import Reader
 from assay.net.sse import EVENT_STREAM
 from assay.results.models import ToolInvocation
@@ -56,7 +57,14 @@ from assay.targets._templates import (
     substitute_env,
     whole_lookup,
 )
-from assay.targets.base import AgentSession, Reply, Target, TurnRequest, token_usage
+from assay.targets.base import (
+    AgentSession,
+    Reply,
+    Target,
+    TurnRequest,
+    reported_usage,
+    usage_warning,
+)
 from assay.targets.base import tool_invocations as normalise_tools
 
 T = TypeVar("T")
@@ -205,6 +213,14 @@ def _nothing(document: Any) -> Any:
     return MISSING
 
 
+def _field_name(path: JsonPath | None) -> str:
+    """A JSONPath as a message names the field it finds: ``$.token_usage`` as ``token_usage``."""
+    if path is None:
+        return ""
+    expression = path.expression
+    return expression[2:] if expression.startswith("$.") else expression
+
+
 _ONE_KEY = re.compile(r"^\$\.([A-Za-z_][\w-]*)$")
 
 
@@ -230,6 +246,8 @@ class ReplyMapping:
         self._find_tools = _finder(self.tools)
         self._find_usage = _finder(self.usage)
         self._find_session_id = _finder(self.session_id)
+        # the usage's place in a reply, as a warning about it names it: "token_usage"
+        self.usage_field = _field_name(self.usage)
         # a one-key path finds a part of the document as it is; any other may wrap several
         # matches in a new list, a level deeper than the body's brackets say
         self._tools_is_part = self.tools is not None and bool(_ONE_KEY.match(self.tools.expression))
@@ -260,11 +278,15 @@ class ReplyMapping:
             except TargetError as exc:
                 raise TargetError(REDACTOR(f"the reply from {url}: {exc}")) from None
         usage = self._find_usage(document)
-        reply = Reply(  # by position (text, tool_invocations, token_usage): no keyword dict
-            text if type(text) is str else _as_text(text),
-            calls,
-            None if usage is MISSING else token_usage(usage),
-        )
+        try:  # by position (text, tool_invocations, token_usage): no keyword dict
+            reply = Reply(
+                text if type(text) is str else _as_text(text),
+                calls,
+                None if usage is MISSING else reported_usage(usage),
+            )
+        except MalformedReply:  # no usage, said (naming the mapped field); the turn goes on
+            warning = usage_warning(usage, self.usage_field)
+            reply = Reply(_as_text(text), calls, None, None, (warning,))
         new_id = self._find_session_id(document)
         if new_id is MISSING:
             return reply, None
@@ -443,9 +465,12 @@ def _reader(stream: bool, mapping: ReplyMapping, url: str) -> Reader[tuple[Reply
             reply = Reply(
                 text=streamed.text,
                 tool_invocations=normalise_tools(streamed.tool_invocations or None, decoded=True),
-                token_usage=token_usage(streamed.usage),
                 time_to_first_token_ms=streamed.time_to_first_token_ms,
             )
+            try:
+                reply.token_usage = reported_usage(streamed.usage, "usage")
+            except MalformedReply:  # no usage, said; the turn goes on
+                reply.warnings = (usage_warning(streamed.usage, "usage"),)
             return reply, None
         raw = await body.read()
         if content_type == "text/plain":
