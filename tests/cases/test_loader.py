@@ -152,6 +152,10 @@ def test_a_test_without_a_name_is_named_by_its_place() -> None:
     assert problems(suite({"name": None, "input": "q"})) == [
         "suite.yaml: tests[0].name: Input should be a valid string (got None)"
     ]
+    # a name that is not text is refused as such, beside tests without one
+    assert problems(suite({"name": ["a", "b"], "input": "q"}, {"input": "r"})) == [
+        "suite.yaml: tests[0].name: Input should be a valid string"
+    ]
     (msg,) = problems(suite({"input": "q", "ground_truth": ""}))
     assert msg.startswith("suite.yaml: tests[0].ground_truth: ")
     assert "(test " not in msg  # no name was given to quote

@@ -162,6 +162,18 @@ def test_a_ref_within_the_schema_is_followed(name: str) -> None:
     assert bad.details == {"errors": ["$[1]: 'x' is not of type 'integer'"], "error_count": 1}
 
 
+@pytest.mark.parametrize(
+    "draft",
+    ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"],
+)
+def test_a_ref_to_a_drafts_metaschema_resolves_offline(draft: str) -> None:
+    # jsonschema bundles the drafts' metaschemas: nothing to fetch, so not refused
+    schema = {"properties": {"s": {"$ref": draft}}}
+    assert score("json_schema", '{"s": {"type": "string"}}', schema=schema).score == 1.0
+    bad = score("json_schema", '{"s": {"type": 5}}', schema=schema)
+    assert (bad.score, bad.error) == (0.0, None)
+
+
 def test_data_that_looks_like_a_ref_is_not_one() -> None:
     schema = {
         "properties": {"$ref": {"const": {"$ref": "https://example.com/s.json"}}},

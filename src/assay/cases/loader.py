@@ -12,7 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from assay import config
 from assay._env_vars import expand, missing_message
-from assay._words import clipped
+from assay._words import clipped, unused_name
 from assay.cases._problems import field_path, pydantic_problems
 from assay.cases.compile import compile_tests
 from assay.cases.models import TestCase
@@ -149,7 +149,7 @@ def _check_tests(
         )
     tests: list[tuple[int, TestSpec]] = []
     seen: dict[str, int] = {}
-    given = {t.get("name") for t in raw_tests if isinstance(t, dict)}
+    given = {t["name"] for t in raw_tests if isinstance(t, dict) and isinstance(t.get("name"), str)}
     for i, raw_test in enumerate(raw_tests):
         prefix = field_path([i], "tests")
         if isinstance(raw_test, dict) and "name" not in raw_test:
@@ -174,17 +174,13 @@ def _check_tests(
     return tests
 
 
-def unnamed_test(index: int, given: set[Any]) -> str:
+def unnamed_test(index: int, given: set[str]) -> str:
     """The name of a test written without one, as HoloDeck allows: ``test case N`` by its
-    place (1-based, as ``assay import holodeck`` names them), made unique against the names
-    the suite gives. A name gives a test a stable identity across edits of the suite
-    (``--resume``, ``--only-failed``, ``assay diff``); this one moves with the test."""
-    base = name = f"test case {index + 1}"
-    n = 1
-    while name in given:
-        n += 1
-        name = f"{base} ({n})"
-    return name
+    place (1-based; ``assay import holodeck`` gives such cases the same name), with `` (2)``
+    ... when the suite gives that name to another test. A name gives a test a stable
+    identity across edits of the suite (``--resume``, ``--only-failed``, ``assay diff``);
+    this one moves with the test."""
+    return unused_name(f"test case {index + 1}", given)
 
 
 def _metric_specs(suite: Suite | None, resolved: dict[str, Any]) -> list[MetricSpec] | None:

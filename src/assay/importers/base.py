@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay._words import unused_name
 from assay.cases._yaml import read_yaml
 from assay.cases.loader import parse_suite
 from assay.errors import ConfigError, Problem
@@ -115,11 +116,7 @@ class Names:
         self.taken: set[str] = set()
 
     def unique(self, wanted: str) -> str:
-        base = plain(wanted) or "test"
-        name, n = base, 1
-        while name in self.taken:
-            n += 1
-            name = f"{base} ({n})"
+        name = unused_name(plain(wanted) or "test", self.taken)
         self.taken.add(name)
         return name
 

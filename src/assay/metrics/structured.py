@@ -97,7 +97,11 @@ def _unresolvable_ref(schema: dict[str, Any], checker: type[Validator]) -> str |
     spec = specification_with(meta.get("$id") or meta.get("id") or "urn:unknown-dialect")
     root = spec.create_resource(schema)
     uri = root.id() or ""
-    resolver = _offline_registry().with_resource(uri, root).crawl().resolver(uri)
+    # the drafts' metaschemas as the validator has them (jsonschema bundles them): a $ref
+    # to one resolves offline there, so it is not refused here
+    from jsonschema_specifications import REGISTRY as METASCHEMAS  # type: ignore[import-untyped]
+
+    resolver = METASCHEMAS.with_resource(uri, root).crawl().resolver(uri)
     todo: list[tuple[Resource[Any], Any, tuple[str, ...]]] = [(root, resolver, ("$",))]
     while todo:
         resource, resolver, where = todo.pop()
