@@ -10,8 +10,10 @@ instead of a traceback, a hang or a crash further on.
   JSON or YAML, which no UTF-8 text can hold) in names and ids — a test name, a tool name,
   a metric name, a ``session_id`` or ``turn_id``: they cannot be stored (PostgreSQL refuses
   NUL) and control characters drive the terminal. Free text (a question, an expected answer, a
-  context, a tool argument's value) may hold any character, NUL included: it is test data,
-  sent to the agent as written.
+  context, a tool argument's value) may hold any other character, NUL included: it is test
+  data, sent to the agent as written.
+- Lone surrogates anywhere in a dataset line (a JSONL ``"\\ud800"`` escape that is not half
+  of a pair; CSV and XLSX cannot hold one): such text can be neither sent nor stored.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 MAX_NESTING = 100
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # left in decoded JSON: unpaired (pairs are joined)
 _NAMES = {0x00: "NUL", 0x09: "a tab", 0x0A: "a line break", 0x0D: "a carriage return"}
 _NAMES |= {0x1B: "ESC"}
 
@@ -36,8 +39,19 @@ def control_character(text: str) -> str | None:
     if text.isprintable():  # the common case, in C: no control character (nor any separator)
         return None
     found = _CONTROL.search(text)
-    if found is None:
+    return None if found is None else _described(found)
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``text``'s first lone surrogate, described (``a lone surrogate (U+D800) at character
+    4``); None when it has none."""
+    if text.isascii():
         return None
+    found = _SURROGATE.search(text)
+    return None if found is None else _described(found)
+
+
+def _described(found: re.Match[str]) -> str:
     code = ord(found.group())
     name = _NAMES.get(code, "a lone surrogate" if code >= 0xD800 else "a control character")
     return f"{name} (U+{code:04X}) at character {found.start() + 1}"

@@ -114,3 +114,44 @@ def test_a_missing_key_is_a_blank_cell(tmp_path: Path) -> None:
         f"{path}: line 3, column Question: the question is blank: every row needs one (or "
         "delete the row)"
     ]
+
+
+SURROGATE_FIX = (
+    ": a \\ud800-\\udfff escape that is not half of a surrogate pair, which no UTF-8 text can "
+    "hold, so it can be neither sent nor stored: write the character itself (or its whole "
+    "pair, such as \\ud83d\\ude00), or remove the escape"
+)
+
+
+def test_a_lone_surrogate_anywhere_in_a_line_is_refused_where_it_is(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        '{"Question": "ok \\ud83d\\ude00"}\n'  # a whole pair: its character, accepted
+        '{"Question": "two \\ud800", "Answer": "x \\udfff"}\n'
+        '{"Question": "q", "expected_tool_calls": [{"name": "a", "args": {"q": "\\udc00"}}]}\n'
+        '{"Question": "q", "Notes\\ud800": "y \\ud800"}\n'
+        '{"Question": "q", "Notes\\ud800": "z"}\n',  # the same column: said once
+    )
+    expected = [
+        f"{path}: line 2, column Question: the value holds a lone surrogate (U+D800) at "
+        f"character 5{SURROGATE_FIX}",
+        f"{path}: line 2, column Answer: the value holds a lone surrogate (U+DFFF) at "
+        f"character 3{SURROGATE_FIX}",
+        f"{path}: line 3, column expected_tool_calls: the value holds a lone surrogate "
+        f"(U+DC00) at character 31{SURROGATE_FIX}",
+        f"{path}: line 4: the column name 'Notes\\ud800' holds a lone surrogate (U+D800) at "
+        f"character 6{SURROGATE_FIX}",
+    ]
+    assert _problems(path) == expected
+    with pytest.raises(DatasetError) as info:  # a run's load says the same
+        load_dataset(path)
+    assert [str(p) for p in info.value.problems] == expected
+    # the message can be printed: no lone surrogate of its own
+    for line in expected:
+        line.encode("utf-8")
+
+
+def test_a_whole_surrogate_pair_is_its_character(tmp_path: Path) -> None:
+    path = _write(tmp_path, '{"Question": "smile \\ud83d\\ude00", "Answer": "\\u00e9"}\n')
+    [row] = load_dataset(path).rows
+    assert (row.question, row.answer) == ("smile \U0001f600", "\u00e9")

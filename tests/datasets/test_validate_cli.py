@@ -134,3 +134,26 @@ def test_column_names_are_printed_literally(tmp_path: Path) -> None:
     path = _file(tmp_path, "Question,[bold]x[/bold] :smile:\nQ,1\n")
     result = runner.invoke(app, ["validate", str(path)])
     assert result.stdout.splitlines()[2] == "ignored columns: [bold]x[/bold] :smile:"
+
+
+def test_a_lone_surrogate_in_a_jsonl_cell_exits_2_for_validate_and_run(tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.cli.conftest import ASSAY
+
+    path = _file(tmp_path, '{"Question": "hi \\ud800"}\n', "data.jsonl")
+    (tmp_path / "agent.py").write_text("def respond(query, session_id):\n    return 'ok'\n")
+    (tmp_path / "suite.yaml").write_text("name: s\ntarget: {python: 'agent:respond'}\n")
+    message = (
+        "error: data.jsonl: line 1, column Question: the value holds a lone surrogate (U+D800) "
+        "at character 4: a \\ud800-\\udfff escape that is not half of a surrogate pair, which "
+        "no UTF-8 text can hold, so it can be neither sent nor stored: write the character "
+        "itself (or its whole pair, such as \\ud83d\\ude00), or remove the escape"
+    )
+    for args in (["validate", path.name], ["run", "suite.yaml", "--dataset", path.name]):
+        proc = subprocess.run(
+            [ASSAY, *args], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert proc.stderr.splitlines()[0] == message
+        assert "Traceback" not in proc.stderr

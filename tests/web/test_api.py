@@ -142,3 +142,74 @@ def test_openapi_describes_the_api_with_the_result_models(client: TestClient) ->
     assert not any(path.startswith(("/runs", "/datasets")) for path in spec["paths"])
     # the interactive docs would load scripts from a CDN: not served
     assert client.get("/docs").status_code == 404
+
+
+HUGE = "99999999999999999999999"  # past a 64-bit integer: no store can compare it
+
+
+def test_numbers_past_64_bits_are_refused_or_not_found_never_a_500(
+    client: TestClient, seeded: list[str]
+) -> None:
+    run = seeded[-1]
+    for path in (f"/api/runs?offset={HUGE}", f"/api/runs/{run}/results?offset={HUGE}"):
+        refused = client.get(path)
+        assert refused.status_code == 422, path
+        [problem] = refused.json()["detail"]
+        assert problem["loc"] == ["query", "offset"]
+        assert problem["msg"] == "Input should be less than or equal to 9223372036854775807"
+    # the largest offset is a page past the end, as any offset past the end is
+    last = client.get("/api/runs", params={"offset": 2**63 - 1}).json()
+    assert (last["items"], last["total"]) == ([], RUNS)
+    # a test id past 64 bits is a test the run does not have, as 999999 is
+    for test_id in (HUGE, f"-{HUGE}", "999999"):
+        missing = client.get(f"/api/runs/{run}/results/{test_id}")
+        assert missing.status_code == 404
+        assert missing.json() == {"detail": f"run {run[:12]} has no test {test_id}"}
+    page = client.get(f"/runs/{run}/tests/{HUGE}")
+    assert page.status_code == 404
+    assert f"run {run[:12]} has no test {HUGE}" in page.text
+    assert client.get(f"/runs/{run}/find", params={"name": "x", "repeat": HUGE}).status_code == 404
+    # a page says what is wrong, as a page
+    runs_page = client.get("/runs", params={"offset": HUGE})
+    assert runs_page.status_code == 422
+    assert "text/html" in runs_page.headers["content-type"]
+    assert "offset: Input should be less than or equal to 9223372036854775807" in runs_page.text
+
+
+def test_an_unknown_status_or_type_is_refused_naming_the_allowed_ones(
+    client: TestClient, seeded: list[str]
+) -> None:
+    run = seeded[-1]
+    status = client.get(f"/api/runs/{run}/results", params={"status": "bogus"})
+    assert status.status_code == 422
+    [problem] = status.json()["detail"]
+    assert problem["loc"] == ["query", "status"]
+    assert problem["msg"] == "Input should be '', 'passed', 'failed', 'error' or 'not_run'"
+    kind = client.get(f"/api/runs/{run}/results", params={"type": "bogus"})
+    assert kind.status_code == 422
+    assert kind.json()["detail"][0]["msg"] == (
+        "Input should be '', 'single_turn', 'multi_turn' or 'goal'"
+    )
+    assert client.get(f"/runs/{run}", params={"status": "bogus"}).status_code == 422
+    # every allowed value still filters, and none means all
+    every = names(client, run)
+    assert sorted(
+        sum((names(client, run, status=s) for s in ("passed", "failed", "error", "not_run")), [])
+    ) == sorted(every)
+    assert names(client, run, status="") == every
+
+
+def test_a_nul_in_a_suite_path_is_refused(client: TestClient) -> None:
+    started = client.post("/api/runs", json={"source": "suite", "suite_path": "suite.yaml\0x"})
+    assert started.status_code == 422
+    [problem] = started.json()["detail"]
+    assert problem["loc"] == ["body", "suite_path"]
+    assert problem["msg"] == (
+        "Value error, a file path cannot hold a NUL character (U+0000): remove it"
+    )
+    form = client.post(
+        "/new", data={"source": "suite", "suite_path": "a.yaml\0", "target": "suite"}
+    )
+    assert form.status_code == 400
+    assert "a file path cannot hold a NUL character (U+0000): remove it" in form.text
+    assert client.get("/new", params={"suite": "a\0b"}).status_code == 422

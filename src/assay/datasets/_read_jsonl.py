@@ -16,7 +16,7 @@ from typing import Any
 from assay._json import json_kind, load_bounded
 from assay.datasets._table import Table, cell_text, fail, not_utf8
 from assay.errors import DatasetError, Problem
-from assay.limits import ValueLimitError
+from assay.limits import ValueLimitError, lone_surrogate
 
 MAX_PROBLEMS = 20
 _EXAMPLE = '{"Question": "Capital of France?", "Answer": "Paris"}'
@@ -74,9 +74,16 @@ def _collect_keys(path: Path, source: str) -> list[str]:
         for number, value in _objects(handle, path, source):
             if isinstance(value, dict):
                 seen_object = True
-                for key in value:
+                for key, cell in value.items():
                     if key not in keys:
                         keys[key] = None
+                        if not key.isascii():
+                            _refuse_surrogate(key, source, number, None, problems)
+                    kind = cell.__class__
+                    if (kind is str and not cell.isascii()) or kind is dict or kind is list:
+                        _refuse_surrogate(cell, source, number, key, problems)
+                if len(problems) >= MAX_PROBLEMS:
+                    break
                 continue
             if isinstance(value, ValueLimitError):
                 message = str(value)
@@ -94,6 +101,38 @@ def _collect_keys(path: Path, source: str) -> list[str]:
     if not seen_object:
         raise fail(source, "the file is empty: expected one JSON object per line")
     return list(keys)
+
+
+def _refuse_surrogate(
+    value: str | dict[str, Any] | list[Any],
+    source: str,
+    number: int,
+    column: str | None,
+    problems: list[Problem],
+) -> None:
+    """A problem for a lone surrogate in a column name (``column`` None) or a cell: a
+    ``\\ud800`` escape not half of a pair, which no UTF-8 text holds, so that the question
+    could not be sent nor anything stored. A nested cell is searched as its text (its JSON)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    found = lone_surrogate(text)
+    if found is None:
+        return
+    if column is None:
+        where, what = f"line {number}", f"the column name {text!r}"
+    elif lone_surrogate(column) is None:
+        where, what = f"line {number}, column {column}", "the value"
+    else:
+        return  # the column's name is refused already
+    problems.append(
+        Problem(
+            source,
+            where,
+            f"{what} holds {found}: a \\ud800-\\udfff escape that is not half of a "
+            "surrogate pair, which no UTF-8 text can hold, so it can be neither sent nor "
+            "stored: write the character itself (or its whole pair, such as "
+            "\\ud83d\\ude00), or remove the escape",
+        )
+    )
 
 
 def _rows(

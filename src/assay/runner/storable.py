@@ -43,6 +43,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import to_json, to_jsonable_python
 
+from assay._surrogates import replace_lone_surrogates
 from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvocation
 from assay.results.rollup import all_exactly
 from assay.secrets import REDACTOR
@@ -180,8 +181,7 @@ class _Walk:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                # joins surrogate pairs into their character, replaces the unpaired ones
-                value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                value = replace_lone_surrogates(value)
                 self.note(key, "unpaired surrogate characters replaced with U+FFFD")
         return value
 

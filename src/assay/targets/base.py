@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assay._surrogates import replace_lone_surrogates
 from assay._words import clipped
 from assay.errors import TargetError
 from assay.files.model import Attachment
@@ -100,15 +101,19 @@ class Target(ABC):
 
 def result_bytes(result: Any) -> int:
     """Length of the JSON of a (plain, see ``plain_json``) tool result: the contract's
-    ``bytes``."""
+    ``bytes``. A lone surrogate counts as the U+FFFD the result is stored with."""
     if result is None:  # the usual results, measured without writing them out
         return 4
     if type(result) is int:
         return len(str(result))
     try:
-        return len(json.dumps(result, ensure_ascii=False, default=str).encode())
+        text = json.dumps(result, ensure_ascii=False, default=str)
     except (TypeError, ValueError, RecursionError):
-        return len(str(result).encode())
+        text = str(result)
+    try:
+        return len(text.encode())
+    except UnicodeEncodeError:  # a lone surrogate, which no UTF-8 holds
+        return len(replace_lone_surrogates(text).encode())
 
 
 def tool_invocations(

@@ -24,6 +24,7 @@ import aiohttp
 from yarl import URL
 
 from assay._json import MISSING, JsonPath
+from assay._surrogates import utf8
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.net import (
     EndpointLimiter,
@@ -414,6 +415,8 @@ class HttpTarget(ClientTarget):
                 data = ("{" + ", ".join([k + _string(values[i]) for k, i in flat]) + "}").encode()
             except TypeError:  # a value that is not a string: rendered as below
                 data = None
+            except UnicodeEncodeError as exc:  # a lone surrogate: sent as U+FFFD, as below
+                data = utf8(exc.object)
         if data is not None and url_text is not None:
             url, headers = url_text, self._request_headers
         else:
@@ -430,10 +433,11 @@ class HttpTarget(ClientTarget):
                     params = {
                         k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()
                     }
+            # (a lone surrogate, in an earlier reply the history replays, say: sent as U+FFFD)
             elif isinstance(body, str):
-                data = body.encode()
+                data = utf8(body)
             else:
-                data = dumps(body).encode()
+                data = utf8(dumps(body))
         # a constant URL's reader is made once (``__init__``), another's per request
         read = self._read if url_text is not None else _reader(self._stream, self.mapping, url)
         return self.request(

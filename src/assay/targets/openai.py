@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from assay._surrogates import utf8
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net import ReplyBody, RequestFailed, RetryPolicy, decode_json, host_port
 from assay.net.openai_wire import (
@@ -181,7 +182,8 @@ class OpenAITarget(ClientTarget):
             self.url,
             read,
             headers=self.headers,
-            data=json.dumps(body, ensure_ascii=False).encode(),
+            # an earlier reply or a tool's result may hold a lone surrogate: sent as U+FFFD
+            data=utf8(json.dumps(body, ensure_ascii=False)),
             turn_index=turn_index,
         )
 

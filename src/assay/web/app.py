@@ -9,6 +9,8 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -87,6 +89,15 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         return _error(request, exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        """A parameter out of range or not one of its values (422): the API's usual
+        FastAPI detail; a page names each parameter and what it should be."""
+        if request.url.path.startswith("/api/"):
+            return await request_validation_exception_handler(request, exc)
+        said = "; ".join(f"{e['loc'][-1]}: {e['msg']}" for e in exc.errors())
+        return _error(request, 422, said)
 
     return app
 

@@ -12,12 +12,12 @@ from assay.results.models import TestResult
 from assay.store.queries import ResultFilter, RunRow
 from assay.web._check import check_dataset
 from assay.web._compare import compare
+from assay.web._params import Offset, result_filter, stored_result
 from assay.web._runs import Job, RunSpec
 from assay.web._state import Dashboard, dashboard
 from assay.web._uploads import Upload, UploadError
 from assay.web.routes_datasets import receive_upload
 from assay.web.routes_new import event_stream, get_job, start_job
-from assay.web.routes_runs import result_filter
 from assay.web.schemas import (
     Comparison,
     JobOut,
@@ -65,7 +65,7 @@ def _job_out(job: Job) -> JobOut:
 def list_runs(
     state: State,
     suite: str = "",
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
 ) -> RunsPage:
     """Stored runs, latest first."""
@@ -84,7 +84,7 @@ def list_results(
     run_id: str,
     state: State,
     flt: Annotated[ResultFilter, Depends(result_filter)],
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
 ) -> ResultsPage:
     """A page of the run's test results, in test order, filtered by status, type, metric
@@ -101,11 +101,7 @@ def list_results(
 
 @router.get("/runs/{run_id}/results/{test_id}", response_model=TestResult)
 def get_result(run_id: str, test_id: int, state: State) -> TestResult:
-    run = state.queries.run(run_id).info
-    result = state.queries.result(run.id, test_id)
-    if result is None:
-        raise HTTPException(404, f"run {run.id[:12]} has no test {test_id}")
-    return result
+    return stored_result(state, run_id, test_id)[1]
 
 
 @router.get("/compare", response_model=Comparison)

@@ -17,7 +17,7 @@ from assay.web._newrun import offered_metrics, plan_new_run, suite_files
 from assay.web._runs import FINAL, Job
 from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
-from assay.web.schemas import NewRun
+from assay.web.schemas import FilePath, NewRun
 
 router = APIRouter(include_in_schema=False)
 State = Annotated[Dashboard, Depends(dashboard)]
@@ -41,7 +41,7 @@ def _form_page(
 
 
 @router.get("/new")
-def new_page(state: State, dataset: str = "", suite: str = "") -> Response:
+def new_page(state: State, dataset: str = "", suite: FilePath = "") -> Response:
     values = NewRun(
         source="suite" if suite and not dataset else "dataset",
         dataset_id=dataset,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import RedirectResponse, Response
 
 from assay.reporters.html import goal_trace
 from assay.store.queries import ResultFilter
 from assay.web._chart import build_chart
+from assay.web._params import STATUSES, Offset, in_store, result_filter, stored_result
 from assay.web._runs import RunSpec
 from assay.web._state import Dashboard, dashboard
 from assay.web._templates import page
@@ -17,8 +18,6 @@ from assay.web._templates import page
 router = APIRouter(include_in_schema=False)
 HISTORY = 30  # runs in the chart
 State = Annotated[Dashboard, Depends(dashboard)]
-STATUSES = ("passed", "failed", "error", "not_run")
-TEST_TYPES = ("single_turn", "multi_turn", "goal")
 
 
 @router.get("/")
@@ -27,7 +26,7 @@ def home() -> Response:
 
 
 @router.get("/runs")
-def runs_page(state: State, suite: str = "", offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+def runs_page(state: State, suite: str = "", offset: Offset = 0) -> Response:
     limit = state.settings.page_size
     rows, total = state.queries.list_runs(limit, offset, suite)
     suites = state.queries.suites()
@@ -48,30 +47,12 @@ def runs_page(state: State, suite: str = "", offset: Annotated[int, Query(ge=0)]
     )
 
 
-def result_filter(
-    status: str = "",
-    type: str = "",
-    metric: str = "",
-    metric_failed: bool = False,
-    tag: str = "",
-    q: str = "",
-) -> ResultFilter:
-    return ResultFilter(
-        status=status if status in STATUSES else "",
-        test_type=type if type in TEST_TYPES else "",
-        metric=metric,
-        metric_failed=metric_failed and bool(metric),
-        tag=tag,
-        text=q.strip(),
-    )
-
-
 @router.get("/runs/{run_id}")
 def run_page(
     run_id: str,
     state: State,
     flt: Annotated[ResultFilter, Depends(result_filter)],
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Response:
     row = state.queries.run(run_id)
     run = row.info
@@ -103,10 +84,7 @@ def run_page(
 
 @router.get("/runs/{run_id}/tests/{test_id}")
 def test_page(run_id: str, test_id: int, state: State) -> Response:
-    row = state.queries.run(run_id)
-    result = state.queries.result(row.info.id, test_id)
-    if result is None:
-        raise HTTPException(404, f"run {row.info.id[:12]} has no test {test_id}")
+    row, result = stored_result(state, run_id, test_id)
     return page(
         "test.html",
         nav="runs",
@@ -121,7 +99,7 @@ def test_page(run_id: str, test_id: int, state: State) -> Response:
 def find_test(run_id: str, name: str, state: State, repeat: int = 0) -> Response:
     """A test by name (the compare page links here: ids differ from run to run)."""
     row = state.queries.run(run_id)
-    test_id = state.queries.result_id(row.info.id, name, repeat)
+    test_id = state.queries.result_id(row.info.id, name, repeat) if in_store(repeat) else None
     if test_id is None:
         raise HTTPException(404, f"run {row.info.id[:12]} has no test of that name")
     return RedirectResponse(f"/runs/{row.info.id}/tests/{test_id}", status_code=303)

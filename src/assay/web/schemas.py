@@ -3,9 +3,9 @@ themselves; these only wrap them in pages and add what the dashboard computes.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from assay.results.models import ReportSummary, RunInfo, TestResult
 from assay.store.compare import TestChange
@@ -89,12 +89,21 @@ class UploadOut(BaseModel):
     check: DatasetCheck | None = None
 
 
+def _no_nul(path: str) -> str:
+    if "\x00" in path:
+        raise ValueError("a file path cannot hold a NUL character (U+0000): remove it")
+    return path
+
+
+FilePath = Annotated[str, AfterValidator(_no_nul)]  # a path in a form or query: no NUL
+
+
 class NewRun(BaseModel):
     """A run to start: from an uploaded dataset or a suite file under the server's folder."""
 
     source: Literal["dataset", "suite"]
     dataset_id: str = ""
-    suite_path: str = Field("", description="relative to the folder assay serve runs in")
+    suite_path: FilePath = Field("", description="relative to the folder assay serve runs in")
     target: Literal["suite", "url", "openai", "demo"] = Field(
         "suite", description="suite: the suite file's own (a dataset must choose one)"
     )
