@@ -66,7 +66,7 @@ def test_a_run_explains_each_failing_turn(assay_cli: RunCli, tmp_path: Path) -> 
     assert "turn 0" not in dialogue and "capital of France?" not in dialogue  # it passed
     crash = why[why.index("crash (single_turn, error)") : why.index("escape (")]
     assert "reply:" in crash and "(none)" in crash
-    assert "RuntimeError: the backend is down" in crash
+    assert "✗ Agent invocation error: the backend is down" in crash  # HoloDeck's wording
     # the agent's escape sequence is written out, never sent to the terminal
     escape = why[why.index("escape (") :]
     assert "\\u001b]0;pwned\\u0007Lyon" in escape and "\x1b" not in out

@@ -40,7 +40,7 @@ def test_a_failure_shows_the_failing_turn_as_assay_run_does(
     assert "turn 0" not in dialogue and "capital of Italy?" not in dialogue
     crash = result.failure("crash")
     assert "crash (single_turn, error)" in crash
-    assert "RuntimeError: the backend is down" in crash
+    assert "✗ Agent invocation error: the backend is down" in crash  # HoloDeck's wording
     # where the run is stored, to read it again
     assert "stored as run " in spain and "--format markdown" in spain
 
