@@ -138,15 +138,20 @@ async def test_http_replies_with_malformed_usage_warn_and_are_scored(server: Age
     _check(results[:-1], results[-1])
 
 
-async def test_a_mapped_usage_path_is_the_field_named(server: AgentServer) -> None:
-    server.queue(Step(json={"answer": "ok", "meta": {"usage": {"prompt_tokens": -5}}}))
-    target = http(server.chat_url, response={"text": "$.answer", "token_usage": "$.meta.usage"})
+async def _single_turn(target: Any) -> TestResult:
+    """The result of the suite's single-turn test against ``target``, started and closed."""
     await target.start()
     try:
         [case, _] = _suite("x")
-        result = await run_case(case, target, CaseSettings(turn_timeout_s=5))
+        return await run_case(case, target, CaseSettings(turn_timeout_s=5))
     finally:
         await target.aclose()
+
+
+async def test_a_mapped_usage_path_is_the_field_named(server: AgentServer) -> None:
+    server.queue(Step(json={"answer": "ok", "meta": {"usage": {"prompt_tokens": -5}}}))
+    target = http(server.chat_url, response={"text": "$.answer", "token_usage": "$.meta.usage"})
+    result = await _single_turn(target)
     assert result.warnings == [f"{NOT_RECORDED}meta.usage.prompt_tokens = -5, {COUNT}"]
     assert result.token_usage is None and result.status == "passed"
 
@@ -155,12 +160,7 @@ async def test_a_streamed_usage_that_is_not_counts_warns(server: AgentServer) ->
     events = [{"response": "o"}, {"response": "k", "usage": "many"}]
     server.queue(Step(events=[json.dumps(e) for e in events] + ["[DONE]"]))
     target = http(server.chat_url, stream=True)
-    await target.start()
-    try:
-        [case, _] = _suite("x")
-        result = await run_case(case, target, CaseSettings(turn_timeout_s=5))
-    finally:
-        await target.aclose()
+    result = await _single_turn(target)
     assert result.agent_response == "ok"
     assert result.warnings == [f"{NOT_RECORDED}usage = 'many', not an object of token counts"]
     assert result.token_usage is None and result.status == "passed"
