@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from assay._isolation import user_code_guarded
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
 from assay.errors import ConfigError, Problem
@@ -296,14 +297,16 @@ class RunJob:
         if self._stop_requested:  # cancel() came first (it reads _running after its flag)
             raise asyncio.CancelledError
         try:
-            target = self.plan.make_target()
-            judge, cache = self._judge()
-            self._goal = self._goal_runtime(judge, cache)
-            try:
-                return await self._execute(target, judge, cache)
-            finally:
-                if cache is not None:
-                    cache.close()
+            # user code (the agent's import included) cannot end the process nor the run
+            with user_code_guarded(task):
+                target = self.plan.make_target()
+                judge, cache = self._judge()
+                self._goal = self._goal_runtime(judge, cache)
+                try:
+                    return await self._execute(target, judge, cache)
+                finally:
+                    if cache is not None:
+                        cache.close()
         finally:
             self._running = None
 
