@@ -18,6 +18,8 @@ import pytest
 from tests.cli.conftest import ASSAY, REPO, RunCli
 
 AGENTS = "tests.runner.hostile_agents"
+EXITED = "os._exit(0) (it would have ended the run)"
+CANCELLED = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
 
 
 def suite(tmp_path: Path, agent: str, *, tests: str = "abc") -> Path:
@@ -43,6 +45,10 @@ def run_report(assay_cli: RunCli, tmp_path: Path, *args: str) -> tuple[int, str,
         ("exits_on_b", "Agent invocation error: SystemExit(0)"),
         ("async_exits_on_b", "Agent invocation error: SystemExit(0)"),
         ("interrupts_on_b", "Agent invocation error: KeyboardInterrupt()"),
+        ("os_exits_on_b", f"Agent invocation error: {EXITED}"),  # status 0, no report, before
+        ("async_os_exits_on_b", f"Agent invocation error: {EXITED}"),
+        ("cancels_itself_on_b", f"Agent invocation error: {CANCELLED}"),  # 130, before
+        ("cancels_itself_quietly_on_b", f"Agent invocation error: {CANCELLED}"),
     ],
 )
 def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
@@ -55,6 +61,28 @@ def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
     assert sorted(by_name) == ["a", "b", "c"]
     assert by_name["b"]["status"] == "error" and by_name["b"]["errors"] == [error]
     assert by_name["a"]["passed"] and by_name["c"]["passed"]
+
+
+@pytest.mark.parametrize(
+    ("grader", "error"), [("os_exits_on_b", EXITED), ("cancels_itself_on_b", CANCELLED)]
+)
+def test_a_grader_that_exits_or_cancels_itself_fails_only_its_metric(
+    assay_cli: RunCli, tmp_path: Path, grader: str, error: str
+) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        "name: s\ntarget: {python: 'tests.runner.hostile_agents:echo'}\n"
+        "execution: {concurrency: 1}\n"
+        f"metrics: [{{type: code, grader: 'tests.metrics.hostile_graders:{grader}'}}]\n"
+        "tests:\n" + "".join(f"  - {{name: {t}, input: {t}}}\n" for t in "abc")
+    )
+    code, _, report = run_report(assay_cli, tmp_path, str(path))
+    assert code == 1  # before: 0 with no report (os._exit), 130 and no report (cancel)
+    assert report["run"]["status"] == "completed"
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert [by_name[t]["passed"] for t in "abc"] == [True, False, True]
+    (failed,) = by_name["b"]["metric_results"]
+    assert failed["error"] == error and failed["passed"] is False and failed["score"] is None
 
 
 def test_a_cyclic_reply_fails_its_test_and_the_run_completes(
