@@ -85,6 +85,18 @@ def test_a_grader_that_exits_or_cancels_itself_fails_only_its_metric(
     assert failed["error"] == error and failed["passed"] is False and failed["score"] is None
 
 
+def test_sys_exit_out_of_the_event_loop_is_never_a_pass(assay_cli: RunCli, tmp_path: Path) -> None:
+    path = suite(tmp_path, "exits_from_a_callback_on_b")
+    store = f"sqlite:///{tmp_path / 'a.db'}"
+    proc = assay_cli("run", str(path), "--store", store, "--concurrency", "1", cwd=REPO)
+    assert proc.returncode == 3, proc.stderr  # before: 0, with nothing reported
+    assert "Traceback" not in proc.stderr
+    assert "stopped by SystemExit(0), raised outside any turn" in proc.stderr
+    assert "1 tests are stored; run the rest with assay run --resume " in proc.stderr
+    runs = assay_cli("runs", "--store", store, cwd=REPO)
+    assert "interrupted" in runs.stdout
+
+
 def test_a_cyclic_reply_fails_its_test_and_the_run_completes(
     assay_cli: RunCli, tmp_path: Path
 ) -> None:

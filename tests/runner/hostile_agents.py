@@ -103,6 +103,15 @@ async def cancels_itself_quietly_on_b(query: str, session_id: str) -> str:
     return "ok"
 
 
+async def exits_from_a_callback_on_b(query: str, session_id: str) -> str:
+    """``sys.exit(0)`` from a callback of its own: asyncio lets it out of the event loop,
+    outside any turn."""
+    if query == "b":
+        asyncio.get_running_loop().call_soon(sys.exit, 0)
+        await asyncio.sleep(1)
+    return "ok"
+
+
 def interrupts_on_b(query: str, session_id: str) -> str:
     if query == "b":
         raise KeyboardInterrupt
