@@ -53,8 +53,9 @@ class OwnCancellation(BaseException):  # noqa: N818
     (``settled``): its turn's or metric's error, and not the run's end."""
 
 
-# the run's task, while ``user_code_guarded``: its cancellation is the run's stop
-_run_task: contextvars.ContextVar[asyncio.Task[Any] | None] = contextvars.ContextVar(
+# the run's process and task, while ``user_code_guarded``: the task's cancellation is the
+# run's stop (in that process only: a worker forked from it inherits the context, not the run)
+_run_task: contextvars.ContextVar[tuple[int, asyncio.Task[Any]] | None] = contextvars.ContextVar(
     "assay_run_task", default=None
 )
 # the tasks one of assay's deadlines cancelled, with how many, until each is left
@@ -92,7 +93,7 @@ def user_code_guarded(task: asyncio.Task[Any]) -> Iterator[None]:
             _guard_pid, _real_exit = os.getpid(), os._exit
             _set_exit(_guarded_exit)
         _guards += 1
-    token = _run_task.set(task)
+    token = _run_task.set((os.getpid(), task))
     try:
         yield
     finally:
@@ -123,8 +124,11 @@ def runner_cancelling() -> bool:
     task = current_task()
     if task is None or not task.cancelling():
         return False
-    run = _run_task.get()
-    return run is None or run is task or run.cancelling() > 0 or task in _expired
+    found = _run_task.get()
+    if found is None or found[0] != os.getpid():  # outside a run: no telling, so assay's
+        return True
+    run = found[1]
+    return run is task or run.cancelling() > 0 or task in _expired
 
 
 def reraise_if_cancelling(exc: BaseException) -> None:

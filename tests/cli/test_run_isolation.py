@@ -124,15 +124,24 @@ def _wait_for(path: Path, proc: subprocess.Popen[str], limit_s: float = 60) -> N
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("agent", ["blocks_on_b", "async_blocks_on_b"])
+@pytest.mark.parametrize(
+    ("agent", "workers"),
+    [
+        ("blocks_on_b", ()),
+        ("async_blocks_on_b", ()),
+        # on a worker forked from the run's process: its stop is still assay's there
+        ("async_blocks_on_b", ("--workers", "2")),
+    ],
+)
 def test_a_real_ctrl_c_still_interrupts_and_the_run_resumes(
-    assay_cli: RunCli, tmp_path: Path, agent: str
+    assay_cli: RunCli, tmp_path: Path, agent: str, workers: tuple[str, ...]
 ) -> None:
     block = tmp_path / "block"
     block.touch()
     store = f"sqlite:///{tmp_path / 'a.db'}"
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ASSAY_TEST_BLOCK": str(block)}
     args = [ASSAY, "run", str(suite(tmp_path, agent)), "--store", store, "--concurrency", "1"]
+    args += workers
     proc = subprocess.Popen(
         args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
