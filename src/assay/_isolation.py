@@ -6,16 +6,30 @@ Python lets any code raise ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExi
 false pass). The callers here catch ``BaseException`` and keep only the runner's own
 cancellation (a turn or metric time limit, or Ctrl-C, which asyncio delivers as the
 cancellation of every task): ``runner_cancelling`` tells the two apart.
+
+Two more ways out are closed while a run goes (``user_code_guarded``, around the run's
+execution): ``os._exit`` called in the run's process raises ``ExitCalled`` instead, where
+the code called it (forked children, whose pid differs, still exit); and a cancellation the
+user's code makes of its own task (``asyncio.current_task().cancel()``) is taken back and
+becomes ``OwnCancellation``, that turn's or metric's error. A cancellation is assay's when
+the run's task is being cancelled (Ctrl-C, SIGTERM, ``RunJob.cancel``, the caller's) or one
+of assay's deadlines (``assay.net.deadlines``) has expired on the task; any other is the
+user code's. Outside a run, every cancellation counts as assay's, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
+import os
+import sys
 import threading
-from collections.abc import Callable
-from typing import Any
+import weakref
+from asyncio import current_task
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 from assay._words import clipped
 
@@ -23,11 +37,98 @@ from assay._words import clipped
 MESSAGE_LIMIT = 2000
 
 
+class ExitCalled(BaseException):  # noqa: N818  (named for what the code did)
+    """What ``os._exit(code)`` raises in the run's process while ``user_code_guarded``: the
+    call's turn or metric fails with ``os._exit(code)`` instead of the process ending with
+    ``code`` (0: a run that reports nothing and exits as if it had passed). A
+    ``BaseException``, so an ``except Exception`` in the user's code lets it through."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class OwnCancellation(BaseException):  # noqa: N818
+    """Stands for a cancellation the user's code made of its own task, taken back
+    (``settled``): its turn's or metric's error, and not the run's end."""
+
+
+# the run's process and task, while ``user_code_guarded``: the task's cancellation is the
+# run's stop (in that process only: a worker forked from it inherits the context, not the run)
+_run_task: contextvars.ContextVar[tuple[int, asyncio.Task[Any]] | None] = contextvars.ContextVar(
+    "assay_run_task", default=None
+)
+# the tasks one of assay's deadlines cancelled, with how many, until each is left
+_expired: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
+_guard_lock = threading.Lock()
+_guards = 0  # runs guarding os._exit in this process (the dashboard's worker: one)
+_guard_pid = 0
+_real_exit: Callable[[int], NoReturn] = os._exit
+
+
+def _guarded_exit(code: int) -> NoReturn:
+    """``os._exit`` while a run goes: in the run's process, ``ExitCalled`` where it was
+    called; in any other (a fork: assay's workers and result writer, multiprocessing's
+    children, the user's own), the real exit."""
+    if os.getpid() != _guard_pid:
+        _real_exit(code)
+    raise ExitCalled(code)
+
+
+def _set_exit(function: Callable[[int], NoReturn]) -> None:
+    os._exit = function  # type: ignore[assignment]
+    platform = sys.modules.get(os.name)  # posix._exit: the same function, by another name
+    if platform is not None and hasattr(platform, "_exit"):
+        setattr(platform, "_exit", function)  # noqa: B010
+
+
+@contextlib.contextmanager
+def user_code_guarded(task: asyncio.Task[Any]) -> Iterator[None]:
+    """Around a run whose task is ``task``: ``os._exit`` guarded in this process, and
+    ``task`` known as the run's to ``runner_cancelling`` (in its context: the run's tasks).
+    Runs may nest or overlap in threads; the last to end restores ``os._exit``."""
+    global _guards, _guard_pid, _real_exit
+    with _guard_lock:
+        if _guards == 0:
+            _guard_pid, _real_exit = os.getpid(), os._exit
+            _set_exit(_guarded_exit)
+        _guards += 1
+    token = _run_task.set((os.getpid(), task))
+    try:
+        yield
+    finally:
+        _run_task.reset(token)
+        with _guard_lock:
+            _guards -= 1
+            if _guards == 0 and os._exit is _guarded_exit:  # unless replaced meanwhile
+                _set_exit(_real_exit)
+
+
+def cancel_at_deadline(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` for one of assay's deadlines, on the record (``runner_cancelling``)."""
+    _expired[task] = _expired.get(task, 0) + 1
+    task.cancel()
+
+
+def deadline_left(task: asyncio.Task[Any]) -> None:
+    """An expired deadline's body is left: its cancellation is off the record."""
+    left = _expired.pop(task, 0) - 1
+    if left > 0:
+        _expired[task] = left
+
+
 def runner_cancelling() -> bool:
     """True when the current task is being cancelled by assay (a time limit or Ctrl-C), so
-    whatever the user's code raised on the way out belongs to that cancellation."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
+    whatever the user's code raised on the way out belongs to that cancellation; False when
+    it is not being cancelled, or only by the user's code (inside a run)."""
+    task = current_task()
+    if task is None or not task.cancelling():
+        return False
+    found = _run_task.get()
+    if found is None or found[0] != os.getpid():  # outside a run: no telling, so assay's
+        return True
+    run = found[1]
+    return run is task or run.cancelling() > 0 or task in _expired
 
 
 def reraise_if_cancelling(exc: BaseException) -> None:
@@ -37,6 +138,30 @@ def reraise_if_cancelling(exc: BaseException) -> None:
         if isinstance(exc, asyncio.CancelledError):
             raise exc
         raise asyncio.CancelledError() from exc
+
+
+async def settled(exc: BaseException) -> BaseException:
+    """For a boundary's ``except BaseException``: re-raise the runner's cancellation
+    (``reraise_if_cancelling``); take back one the user's code made of its own task, even
+    one not delivered yet (which would stop assay's next ``await``), as ``OwnCancellation``
+    when that is what it raised; else ``exc``: what to make the error of."""
+    reraise_if_cancelling(exc)
+    task = current_task()
+    if task is None or not task.cancelling():
+        return exc
+    await _take_back(task)
+    reraise_if_cancelling(exc)  # assay's own came meanwhile
+    return OwnCancellation() if isinstance(exc, asyncio.CancelledError) else exc
+
+
+async def _take_back(task: asyncio.Task[Any]) -> None:
+    """Withdraw the user's cancellations of ``task`` (all it has: none is assay's), and take
+    delivery of one still pending (a ``cancel()`` with no ``await`` since), here."""
+    requests = task.cancelling()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.sleep(0)
+    for _ in range(requests):
+        task.uncancel()
 
 
 def describe(exc: BaseException) -> str:
@@ -50,6 +175,8 @@ def described(exc: BaseException) -> tuple[str, str]:
     that has one, else the description itself (its type's name, ``SystemExit(0)``), so
     never blank. Both clipped to ``MESSAGE_LIMIT``; ``__str__`` is called once, and the
     message is cut from the description, so it is a plain ``str`` whatever it returned."""
+    if isinstance(exc, ExitCalled | OwnCancellation):
+        return (_OWN_WORDS, _OWN_WORDS) if isinstance(exc, OwnCancellation) else _exit_words(exc)
     try:
         text = name = type(exc).__name__
         if isinstance(exc, Exception):
@@ -61,6 +188,18 @@ def described(exc: BaseException) -> tuple[str, str]:
             text = f"{name}({', '.join(repr(a) for a in exc.args)})"
     except BaseException:  # a hostile __str__ or __repr__
         text = type(exc).__qualname__
+    text = clipped(text, MESSAGE_LIMIT)
+    return text, text
+
+
+_OWN_WORDS = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
+
+
+def _exit_words(exc: ExitCalled) -> tuple[str, str]:
+    try:
+        text = f"os._exit({exc.code!r}) (it would have ended the run)"
+    except BaseException:  # a hostile __repr__
+        text = "os._exit() (it would have ended the run)"
     text = clipped(text, MESSAGE_LIMIT)
     return text, text
 
@@ -99,6 +238,10 @@ async def call_user_code(fn: Callable[..., Any], *args: Any) -> Any:
     raised here, for the caller to make its own turn's or metric's error."""
     if inspect.iscoroutinefunction(fn):
         result = await fn(*args)
+        task = current_task()
+        if task is not None and task.cancelling() and not runner_cancelling():
+            await _take_back(task)  # it cancelled its own task and returned without awaiting
+            raise OwnCancellation
     else:
         result = await in_daemon_thread(fn, *args)
     if inspect.isawaitable(result):

@@ -18,6 +18,8 @@ import pytest
 from tests.cli.conftest import ASSAY, REPO, RunCli
 
 AGENTS = "tests.runner.hostile_agents"
+EXITED = "os._exit(0) (it would have ended the run)"
+CANCELLED = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
 
 
 def suite(tmp_path: Path, agent: str, *, tests: str = "abc") -> Path:
@@ -43,6 +45,10 @@ def run_report(assay_cli: RunCli, tmp_path: Path, *args: str) -> tuple[int, str,
         ("exits_on_b", "Agent invocation error: SystemExit(0)"),
         ("async_exits_on_b", "Agent invocation error: SystemExit(0)"),
         ("interrupts_on_b", "Agent invocation error: KeyboardInterrupt()"),
+        ("os_exits_on_b", f"Agent invocation error: {EXITED}"),  # status 0, no report, before
+        ("async_os_exits_on_b", f"Agent invocation error: {EXITED}"),
+        ("cancels_itself_on_b", f"Agent invocation error: {CANCELLED}"),  # 130, before
+        ("cancels_itself_quietly_on_b", f"Agent invocation error: {CANCELLED}"),
     ],
 )
 def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
@@ -55,6 +61,40 @@ def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
     assert sorted(by_name) == ["a", "b", "c"]
     assert by_name["b"]["status"] == "error" and by_name["b"]["errors"] == [error]
     assert by_name["a"]["passed"] and by_name["c"]["passed"]
+
+
+@pytest.mark.parametrize(
+    ("grader", "error"), [("os_exits_on_b", EXITED), ("cancels_itself_on_b", CANCELLED)]
+)
+def test_a_grader_that_exits_or_cancels_itself_fails_only_its_metric(
+    assay_cli: RunCli, tmp_path: Path, grader: str, error: str
+) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        "name: s\ntarget: {python: 'tests.runner.hostile_agents:echo'}\n"
+        "execution: {concurrency: 1}\n"
+        f"metrics: [{{type: code, grader: 'tests.metrics.hostile_graders:{grader}'}}]\n"
+        "tests:\n" + "".join(f"  - {{name: {t}, input: {t}}}\n" for t in "abc")
+    )
+    code, _, report = run_report(assay_cli, tmp_path, str(path))
+    assert code == 1  # before: 0 with no report (os._exit), 130 and no report (cancel)
+    assert report["run"]["status"] == "completed"
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert [by_name[t]["passed"] for t in "abc"] == [True, False, True]
+    (failed,) = by_name["b"]["metric_results"]
+    assert failed["error"] == error and failed["passed"] is False and failed["score"] is None
+
+
+def test_sys_exit_out_of_the_event_loop_is_never_a_pass(assay_cli: RunCli, tmp_path: Path) -> None:
+    path = suite(tmp_path, "exits_from_a_callback_on_b")
+    store = f"sqlite:///{tmp_path / 'a.db'}"
+    proc = assay_cli("run", str(path), "--store", store, "--concurrency", "1", cwd=REPO)
+    assert proc.returncode == 3, proc.stderr  # before: 0, with nothing reported
+    assert "Traceback" not in proc.stderr
+    assert "stopped by SystemExit(0), raised outside any turn" in proc.stderr
+    assert "1 tests are stored; run the rest with assay run --resume " in proc.stderr
+    runs = assay_cli("runs", "--store", store, cwd=REPO)
+    assert "interrupted" in runs.stdout
 
 
 def test_a_cyclic_reply_fails_its_test_and_the_run_completes(
@@ -84,15 +124,24 @@ def _wait_for(path: Path, proc: subprocess.Popen[str], limit_s: float = 60) -> N
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("agent", ["blocks_on_b", "async_blocks_on_b"])
+@pytest.mark.parametrize(
+    ("agent", "workers"),
+    [
+        ("blocks_on_b", ()),
+        ("async_blocks_on_b", ()),
+        # on a worker forked from the run's process: its stop is still assay's there
+        ("async_blocks_on_b", ("--workers", "2")),
+    ],
+)
 def test_a_real_ctrl_c_still_interrupts_and_the_run_resumes(
-    assay_cli: RunCli, tmp_path: Path, agent: str
+    assay_cli: RunCli, tmp_path: Path, agent: str, workers: tuple[str, ...]
 ) -> None:
     block = tmp_path / "block"
     block.touch()
     store = f"sqlite:///{tmp_path / 'a.db'}"
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ASSAY_TEST_BLOCK": str(block)}
     args = [ASSAY, "run", str(suite(tmp_path, agent)), "--store", store, "--concurrency", "1"]
+    args += workers
     proc = subprocess.Popen(
         args, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from typing import Any
@@ -12,6 +13,21 @@ release = threading.Event()  # set by the tests when they are done with a hangin
 
 def exits(ctx: Any) -> bool:
     sys.exit(0)
+
+
+def os_exits_on_b(ctx: Any) -> bool:
+    if ctx.response == "b":
+        os._exit(0)
+    return True
+
+
+async def cancels_itself_on_b(ctx: Any) -> bool:
+    if ctx.response == "b":
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(0)
+    return True
 
 
 def interrupts(ctx: Any) -> bool:

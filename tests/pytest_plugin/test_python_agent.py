@@ -152,3 +152,34 @@ def test_several_suites_make_one_report_with_each_test_named_as_its_item(
     assert [r["test_name"] for r in report["results"]] == list(result.items)
     assert report["run"]["suite_name"] == "capitals, other"
     assert report["run"]["target"] is None  # two targets: no one target to name
+
+
+def test_an_agent_that_exits_or_cancels_itself_fails_its_item_only(
+    run_pytest: RunPytest, tmp_path: Path
+) -> None:
+    (tmp_path / "agent.py").write_text(
+        "import asyncio, os\n"
+        "async def respond(query, session_id):\n"
+        "    if query == 'exit':\n"
+        "        os._exit(0)\n"
+        "    if query == 'cancel':\n"
+        "        asyncio.current_task().cancel()\n"
+        "        await asyncio.sleep(0)\n"
+        "    return 'ok'\n"
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\ntarget: {python: 'agent:respond'}\nexecution: {concurrency: 1}\ntests:\n"
+        + "".join(
+            f"  - {{name: {t}, input: {t}, ground_truth: ok}}\n" for t in ("exit", "cancel", "fine")
+        )
+    )
+    result = run_pytest("--assay-suite", "suite.yaml")
+    # before: 0 with nothing reported (os._exit), 2 with the session aborted (the cancel)
+    assert result.returncode == 1, result.out
+    assert result.items == {
+        "suite.yaml::exit": "FAILED",
+        "suite.yaml::cancel": "FAILED",
+        "suite.yaml::fine": "PASSED",
+    }
+    assert "os._exit(0) (it would have ended the run)" in result.failure("exit")
+    assert "the code cancelled its own task" in result.failure("cancel")

@@ -8,8 +8,22 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from assay._isolation import user_code_guarded
+
+T = TypeVar("T")
+
+
+async def in_a_run(work: Coroutine[Any, Any, T]) -> T:
+    """``work`` as a run's test runs: in a task of its own under the run's guard
+    (``RunJob.execute_async``'s), whose task is the caller's."""
+    run = asyncio.current_task()
+    assert run is not None
+    with user_code_guarded(run):
+        return await asyncio.create_task(work)
 
 
 class Escape(BaseException):
@@ -49,6 +63,52 @@ def exits_on_b(query: str, session_id: str) -> str:
 async def async_exits_on_b(query: str, session_id: str) -> str:
     if query == "b":
         sys.exit(0)
+    return "ok"
+
+
+def echo(query: str, session_id: str) -> str:
+    return query
+
+
+def os_exits_on_b(query: str, session_id: str) -> str:
+    """``os._exit(0)``: would end the process with status 0 (run in a thread: sync)."""
+    if query == "b":
+        os._exit(0)
+    return "ok"
+
+
+async def async_os_exits_on_b(query: str, session_id: str) -> str:
+    if query == "b":
+        os._exit(0)
+    return "ok"
+
+
+async def cancels_itself_on_b(query: str, session_id: str) -> str:
+    """Cancels its own task: the cancellation is the agent's, not the runner's."""
+    if query == "b":
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(0)
+    return "ok"
+
+
+async def cancels_itself_quietly_on_b(query: str, session_id: str) -> str:
+    """Cancels its own task and returns without awaiting: the cancellation is still pending
+    when its turn ends (it would land on assay's next ``await``)."""
+    if query == "b":
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+    return "ok"
+
+
+async def exits_from_a_callback_on_b(query: str, session_id: str) -> str:
+    """``sys.exit(0)`` from a callback of its own: asyncio lets it out of the event loop,
+    outside any turn."""
+    if query == "b":
+        asyncio.get_running_loop().call_soon(sys.exit, 0)
+        await asyncio.sleep(1)
     return "ok"
 
 

@@ -4,17 +4,22 @@ Ctrl-C still work (``tests/cli/test_run_isolation.py`` runs them through ``assay
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 
 import pytest
 
-from assay._isolation import MESSAGE_LIMIT, described
+from assay._isolation import MESSAGE_LIMIT, described, user_code_guarded
 from assay.cases import parse_suite
 from assay.results.models import TestResult
 from assay.runner import CaseSettings, run_case
 from assay.targets.python import PythonTarget
+from tests.runner.hostile_agents import in_a_run
 
 AGENTS = "tests.runner.hostile_agents"
+EXITED = "os._exit(0) (it would have ended the run)"
+CANCELLED = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
 
 
 async def run_turns(agent: str, inputs: list[str], timeout: float = 10.0) -> TestResult:
@@ -49,6 +54,52 @@ async def test_the_turn_time_limit_still_ends_an_agent_that_exits_when_cancelled
     result = await run_turns("exits_when_cancelled", ["wait", "wait"], timeout=1.0)
     assert result.turns is not None
     assert [t.errors for t in result.turns] == [["timeout"]] * 2
+
+
+@pytest.mark.parametrize(
+    ("agent", "error"),
+    [
+        ("os_exits_on_b", EXITED),  # sync: on a thread of its own
+        ("async_os_exits_on_b", EXITED),  # in the turn's task
+        ("cancels_itself_on_b", CANCELLED),
+        ("cancels_itself_quietly_on_b", CANCELLED),  # pending past the agent's return
+    ],
+)
+async def test_os_exit_or_a_self_cancel_fails_only_its_turn_in_a_run(
+    agent: str, error: str
+) -> None:
+    result = await in_a_run(run_turns(agent, ["a", "b", "c"]))
+    assert result.turns is not None
+    assert [t.errors for t in result.turns] == [[], [error], []]
+    assert [t.passed for t in result.turns] == [True, False, True]  # the session went on
+    assert result.status == "error"
+
+
+async def test_in_a_run_the_turn_time_limit_and_the_runs_stop_are_still_assays() -> None:
+    timed_out = await in_a_run(run_turns("exits_when_cancelled", ["wait"], timeout=0.2))
+    assert timed_out.turns is not None and timed_out.turns[0].errors == ["timeout"]
+
+    async def stopped() -> None:  # the run's own task cancelled, as Ctrl-C does
+        run = asyncio.current_task()
+        assert run is not None
+        asyncio.get_running_loop().call_later(0.2, run.cancel)
+        await in_a_run(run_turns("exits_when_cancelled", ["wait"], timeout=60))
+
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.create_task(stopped())
+
+
+async def test_the_guard_is_the_run_process_own_and_is_undone_after() -> None:
+    real = os._exit
+    task = asyncio.current_task()
+    assert task is not None
+    with user_code_guarded(task), user_code_guarded(task):  # runs may overlap
+        assert os._exit is not real
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child: a fork exits for real
+            os._exit(7)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 7
+    assert os._exit is real
 
 
 @pytest.mark.parametrize(

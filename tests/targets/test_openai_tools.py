@@ -26,10 +26,12 @@ from assay.targets.base import Reply, TurnRequest
 from assay.targets.factory import make_target
 from assay.targets.openai import OpenAITarget
 from tests.fakes.llm_server import Completion, Fault, ScriptedLLM, ToolCall, scripted_llm
+from tests.runner.hostile_agents import in_a_run
 
 FAST = RetryPolicy(retries=0)
 TOOLS_PY = """
 import asyncio
+import os
 import sys
 
 
@@ -48,6 +50,15 @@ def explode(**kwargs):
 
 def leave(**kwargs):
     sys.exit(0)
+
+
+def halt(**kwargs):
+    os._exit(0)
+
+
+async def cancel_self(**kwargs):
+    asyncio.current_task().cancel()
+    await asyncio.sleep(0)
 
 
 def cyclic():
@@ -228,6 +239,24 @@ async def test_a_failing_call_costs_only_itself_and_the_model_is_told(
     assert all(c.result is None and c.bytes == 4 for c in reply.tool_invocations)
     assert reply.tool_invocations[4].args == {"_raw": "{city: Basel"}
     assert sent_results(llm, 1) == [{"error": e} for e in errors]
+
+
+async def test_os_exit_or_a_self_cancel_in_a_tool_costs_only_its_call(
+    llm: ScriptedLLM, tmp_path: Path, tools_module: str
+) -> None:
+    llm.queue(
+        Completion(None, [ToolCall("halt", {}), ToolCall("cancel_self", {})]),
+        "Sorry, the tools are not working.",
+    )
+    tools = [{"name": name, "implementation": tools_module} for name in ("halt", "cancel_self")]
+    reply = await in_a_run(one_turn(agent(llm, tmp_path, tools), "Weather?"))
+
+    assert reply.text == "Sorry, the tools are not working."  # the turn went on
+    assert [c.error for c in reply.tool_invocations] == [
+        "the tool raised os._exit(0) (it would have ended the run)",
+        "the tool raised CancelledError: the code cancelled its own task "
+        "(asyncio.current_task().cancel())",
+    ]
 
 
 async def test_canned_results_per_tool_and_per_argument_case(

@@ -8,12 +8,12 @@ a grader's ``sys.exit``, a bug) or runs past its time limit becomes that metric'
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from assay._isolation import describe, reraise_if_cancelling
+from assay._isolation import describe, reraise_if_cancelling, settled
 from assay.metrics.base import ConversationContext, Metric, MetricContext
+from assay.net.deadlines import turn_deadline
 from assay.results.models import MetricResult
 
 
@@ -70,7 +70,7 @@ async def _guarded(
     evaluate: Callable[[], Awaitable[MetricResult]],
 ) -> MetricResult | str:
     started = time.perf_counter()
-    limit = asyncio.timeout(limit_s)
+    limit = turn_deadline(limit_s)  # asyncio.timeout's, on the record as assay's
     try:
         reason = missing()
         if reason:
@@ -79,7 +79,7 @@ async def _guarded(
             result = await evaluate()
         return _checked(result)
     except BaseException as exc:  # anything at all: this metric's error
-        reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
+        exc = await settled(exc)  # Ctrl-C: the run's, not this metric's
         if limit.expired():
             error = f"took longer than {limit_s:g} s (the limit is execution.metric_timeout_s)"
         else:

@@ -23,6 +23,8 @@ from types import TracebackType
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from assay._isolation import cancel_at_deadline, deadline_left
+
 _WAITING, _DONE, _EXPIRED = range(3)
 _MIN_COMPACTED = 100  # a heap this small is never compacted: popping suffices
 # An entry is a list [when, order, task, state]: heap order by when, ties by arrival (the
@@ -66,7 +68,7 @@ class Deadlines:
             entry = heapq.heappop(heap)
             if entry[_STATE] == _WAITING:
                 entry[_STATE] = _EXPIRED
-                entry[_TASK].cancel()
+                cancel_at_deadline(entry[_TASK])  # on the record: assay's, not the user's
             else:
                 self._done -= entry[_STATE] == _DONE
         self._timer, self._timer_at = None, float("inf")
@@ -143,6 +145,7 @@ class TurnDeadline:
                 if deadlines._done > _MIN_COMPACTED and deadlines._done * 2 > len(deadlines._heap):
                     deadlines._compact()
             return
+        deadline_left(entry[_TASK])
         # as asyncio.timeout: our cancel becomes TimeoutError unless another one is pending
         if entry[_TASK].uncancel() <= self._cancelling and exc_type is asyncio.CancelledError:
             raise TimeoutError from exc

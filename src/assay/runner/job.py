@@ -20,9 +20,10 @@ import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from assay._isolation import describe, user_code_guarded
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
-from assay.errors import ConfigError, Problem, StoreError
+from assay.errors import AssayError, ConfigError, Problem, StoreError
 from assay.results.models import RunInfo, TestResult
 from assay.results.rollup import SummaryBuilder
 from assay.runner import sharding
@@ -87,6 +88,13 @@ def _stored_names(cases: list[TestCase]) -> list[str]:
             raise ConfigError([Problem(case.source, "name", problem)])
         seen[name] = case
     return names
+
+
+class RunCutShort(AssayError):
+    """The run's process was made to stop outside any turn (``SystemExit`` out of its event
+    loop); what finished is stored and the run is resumable."""
+
+    exit_code = 3
 
 
 class RunJob:
@@ -280,6 +288,21 @@ class RunJob:
             if self.outcome is None or not self.outcome.interrupted:
                 raise  # before the run was stored, or during its clean-up
             return self.outcome
+        except SystemExit as exc:  # from no turn: a callback or task the user's code left
+            raise RunCutShort(self._cut_short(exc)) from None
+
+    def _cut_short(self, exc: SystemExit) -> str:
+        """Why the run stopped when ``SystemExit`` left its event loop (asyncio lets it out
+        of a callback or a task: nothing of assay's could catch it), and how to finish it.
+        An exit status of its own (3): never a pass, whatever code was given."""
+        why = f"the run's event loop was stopped by {describe(exc)}, raised outside any turn"
+        where = "(by a callback or task the agent's or a grader's code started)"
+        if self.outcome is None:
+            return f"{why} {where}; nothing was stored"
+        return (
+            f"{why} {where}; {self.outcome.summary.total_tests} tests are stored; "
+            f"run the rest with {self.outcome.resume_command}"
+        )
 
     def cancel(self) -> None:
         """Stop the run as Ctrl-C would, from any thread: what finished is stored and the
@@ -299,14 +322,16 @@ class RunJob:
         if self._stop_requested:  # cancel() came first (it reads _running after its flag)
             raise asyncio.CancelledError
         try:
-            target = self.plan.make_target()
-            judge, cache = self._judge()
-            self._goal = self._goal_runtime(judge, cache)
-            try:
-                return await self._execute(target, judge, cache)
-            finally:
-                if cache is not None:
-                    cache.close()
+            # user code (the agent's import included) cannot end the process nor the run
+            with user_code_guarded(task):
+                target = self.plan.make_target()
+                judge, cache = self._judge()
+                self._goal = self._goal_runtime(judge, cache)
+                try:
+                    return await self._execute(target, judge, cache)
+                finally:
+                    if cache is not None:
+                        cache.close()
         finally:
             self._running = None
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._imports import import_callable
-from assay._isolation import call_user_code, describe, reraise_if_cancelling
+from assay._isolation import call_user_code, describe, settled
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net.openai_wire import decode_arguments, function_tool
 from assay.results.models import ToolInvocation
@@ -102,7 +102,7 @@ class Toolbox:
         try:
             result = await call_user_code(functools.partial(function, **args))
         except BaseException as exc:  # sys.exit, KeyboardInterrupt: this call's
-            reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the tool
+            exc = await settled(exc)  # the turn's time limit or Ctrl-C: not the tool's
             return None, f"the tool raised {describe(exc)}"
         return result, None
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._imports import import_callable
-from assay._isolation import call_user_code, described, reraise_if_cancelling
+from assay._isolation import call_user_code, described, settled
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
 from assay.targets.base import (
     AgentRaised,
@@ -87,7 +87,7 @@ class _PythonSession(AgentSession):
         except TimeoutError:  # the agent's own call timed out: the turn's timeout, as
             raise  # HoloDeck records a backend's TimeoutError
         except BaseException as exc:  # sys.exit, KeyboardInterrupt: this turn's
-            reraise_if_cancelling(exc)  # the turn's time limit or Ctrl-C, not the agent
+            exc = await settled(exc)  # the turn's time limit or Ctrl-C: not the agent's
             raise AgentRaised(*described(exc)) from None
 
 
