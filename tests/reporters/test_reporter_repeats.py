@@ -33,6 +33,19 @@ def test_repeat_statistics_in_every_format() -> None:
     assert names == ["capital", "capital#2", "capital#3"]
 
 
+def test_junit_gives_each_testcase_its_own_name() -> None:
+    # a test named "capital#2" and the second repeat of "capital" would both show as
+    # "capital#2": CI tools key results by name, so the later one is told apart
+    results = [passing_single() for _ in range(4)]
+    results[1].repeat_index = 1
+    results[2].test_name = "capital#2"
+    results[3].test_name, results[3].repeat_index = "capital#2", 1
+    names = [
+        c.get("name") for c in ET.fromstring(render_junit(build_report(results))).iter("testcase")
+    ]
+    assert names == ["capital", "capital#2", "capital#2 (2)", "capital#2#2"]
+
+
 def test_a_failed_whole_test_metric_is_reported() -> None:
     result = failing_multi()
     result.metric_results.append(

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime
 
+from assay._words import unused_name
 from assay.reporters.view import (
     STATUS_LABELS,
     call_text,
@@ -107,12 +108,12 @@ def _system_out(result: TestResult) -> str:
     return "\n\n".join([head, *(_turn_summary(t, checked) for t in turns)])
 
 
-def _testcase(parent: ET.Element, result: TestResult, classname: str) -> None:
+def _testcase(parent: ET.Element, result: TestResult, classname: str, name: str) -> None:
     case = ET.SubElement(
         parent,
         "testcase",
         classname=classname,
-        name=_clean(display_name(result)),
+        name=_clean(name),
         time=_seconds(result.execution_time_ms),
     )
     if result.status != "passed":
@@ -160,8 +161,13 @@ def render_junit(report: Report) -> str:
         if value is not None:
             ET.SubElement(properties, "property", name=key, value=_clean(value))
     classname = "assay." + _clean(run.suite_name)
+    # one name per testcase: CI tools key results by it, and a test named "a#2" beside the
+    # second repeat of "a" would share one; the later gets " (2)"
+    taken: set[str] = set()
     for result in report.results:
-        _testcase(suite, result, classname)
+        name = unused_name(display_name(result), taken)
+        taken.add(name)
+        _testcase(suite, result, classname, name)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
