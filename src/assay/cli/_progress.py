@@ -123,6 +123,8 @@ class RunProgress:
         now = time.monotonic()
         if now - self._last_line >= PLAIN_INTERVAL_S or self.done == self.total:
             self._last_line = now
+            if sys.stderr is None or sys.stderr.closed:  # an in-process agent closed it
+                reopen_closed_streams()
             self._plain(sys.stderr)
 
     def _plain(self, stream: TextIO) -> None:
@@ -157,4 +159,19 @@ def execute_with_progress(
             on_result=StatusHook(progress.advance_status),  # a status: nothing parsed back
         )
     finally:
+        reopen_closed_streams()  # before the bar's last line and the summary
         progress.stop()
+
+
+def reopen_closed_streams() -> None:
+    """Put back ``sys.stdout`` and ``sys.stderr`` when an in-process agent closed them, so
+    the run's summary and its reports still go out: closing Python's own streams leaves
+    their file descriptors (1 and 2) open."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        if stream is not None and stream.closed:
+            encoding = getattr(stream, "encoding", None) or "utf-8"
+            errors = getattr(stream, "errors", None) or "strict"
+            again = open(fd, "w", encoding=encoding, errors=errors, closefd=False)  # noqa: SIM115
+            again.reconfigure(line_buffering=True)
+            setattr(sys, name, again)
