@@ -210,7 +210,7 @@ def reported_usage(raw: Any, where: str = "token_usage") -> TokenUsage | None:
     whole number (``12.0`` too), its digits, or null (0); anything else (a negative or
     fractional number, a boolean, other text), or a report that is not an object, raises
     ``MalformedReply`` naming the field: the caller records no usage, with a warning
-    (``usage_warning``), and the turn goes on. A count beyond the store's 64-bit range is
+    (``usage_warning`` of it), and the turn goes on. A count beyond the store's 64-bit range is
     kept, and clamped with a warning where the result is stored."""
     if type(raw) is dict:
         plain = _plain_usage(raw)
@@ -226,14 +226,9 @@ def reported_usage(raw: Any, where: str = "token_usage") -> TokenUsage | None:
         raise MalformedReply(f"has {where}, which cannot be read as token counts") from None
 
 
-def usage_warning(raw: Any, where: str = "token_usage") -> str:
-    """The turn's warning for a usage report ``reported_usage`` refused, naming the field by
-    ``where`` (read again: a caller names it only when it has to warn)."""
-    try:
-        reported_usage(raw, where)
-    except MalformedReply as problem:
-        return REDACTOR(f"token usage not recorded: the reply {problem}")
-    raise ValueError("the usage report was read: nothing to warn of")  # (a caller's bug)
+def usage_warning(problem: MalformedReply) -> str:
+    """The turn's warning for a usage report ``reported_usage`` refused with ``problem``."""
+    return REDACTOR(f"token usage not recorded: the reply {problem}")
 
 
 def _plain_usage(raw: dict[str, Any]) -> TokenUsage | None:
@@ -313,6 +308,6 @@ def reply_from_payload(payload: Any) -> Reply:
     calls = _read_tool_invocations(payload.get("tool_invocations"))
     try:
         usage = reported_usage(payload.get("token_usage"))
-    except MalformedReply:
-        return Reply(text, calls, warnings=(usage_warning(payload.get("token_usage")),))
+    except MalformedReply as problem:
+        return Reply(text, calls, warnings=(usage_warning(problem),))
     return Reply(text=text, tool_invocations=calls, token_usage=usage)

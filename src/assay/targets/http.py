@@ -283,11 +283,10 @@ class ReplyMapping:
             reply = Reply(
                 text if type(text) is str else _as_text(text),
                 calls,
-                None if usage is MISSING else reported_usage(usage),
+                None if usage is MISSING else reported_usage(usage, self.usage_field),
             )
-        except MalformedReply:  # no usage, said (naming the mapped field); the turn goes on
-            warning = usage_warning(usage, self.usage_field)
-            reply = Reply(_as_text(text), calls, None, None, (warning,))
+        except MalformedReply as problem:  # no usage, said (the mapped field); the turn goes on
+            reply = Reply(_as_text(text), calls, None, None, (usage_warning(problem),))
         new_id = self._find_session_id(document)
         if new_id is MISSING:
             return reply, None
@@ -473,8 +472,8 @@ def _reader(stream: bool, mapping: ReplyMapping, url: str) -> Reader[tuple[Reply
             )
             try:
                 reply.token_usage = reported_usage(streamed.usage, "usage")
-            except MalformedReply:  # no usage, said; the turn goes on
-                reply.warnings = (usage_warning(streamed.usage, "usage"),)
+            except MalformedReply as problem:  # no usage, said; the turn goes on
+                reply.warnings = (usage_warning(problem),)
             return reply, None
         raw = await body.read()
         if content_type == "text/plain":
