@@ -176,6 +176,8 @@ class ContractBook:
 def contract_file_text(
     digest: str, spec: GoalSpec, test_name: str, contract: Contract, model_name: str | None
 ) -> str:
+    """The contract file's text. ``contract`` is masked already (``masked``: as derived or
+    read, before it is kept or written); the test's own fields and names are masked here."""
     import yaml
 
     data: dict[str, Any] = {
@@ -185,7 +187,7 @@ def contract_file_text(
         "derived_by": None if model_name is None else REDACTOR(model_name),
         "derived_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "fields": redact_value({k: v for k, v in normalised_fields(spec).items() if v}),
-        **contract_data(masked(contract)),
+        **contract_data(contract),
     }
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=88)
     return FILE_HEADER + body
