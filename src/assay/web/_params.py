@@ -14,10 +14,9 @@ from typing import Annotated, Literal, get_args
 from fastapi import HTTPException, Query
 
 from assay.results.models import TestResult
+from assay.runner.storable import INT64_MAX, INT64_MIN
 from assay.store.queries import ResultFilter, RunRow
 from assay.web._state import Dashboard
-
-INT64_MAX = 2**63 - 1
 
 Offset = Annotated[
     int, Query(ge=0, le=INT64_MAX, description="how many to skip (0 to 9223372036854775807)")
@@ -58,4 +57,4 @@ def stored_result(state: Dashboard, run_id: str, test_id: int) -> tuple[RunRow, 
 
 def in_store(number: int) -> bool:
     """An integer the store can compare with its own (a 64-bit signed one)."""
-    return -INT64_MAX - 1 <= number <= INT64_MAX
+    return INT64_MIN <= number <= INT64_MAX
