@@ -42,7 +42,7 @@ def test_the_shape_line_is_worded_as_datasets_md_says() -> None:
 
     guide = (DOCS / "datasets.md").read_text(encoding="utf-8")
     one = ShapeReport("lab2.csv", "MULTI-TURN", rows=2, conversations=1, column_map={})
-    assert one.shape_line() == "MULTI-TURN — 2 rows, 1 conversation (grouped by session_id)"
+    assert one.shape_line() == "MULTI-TURN — 2 rows, 1 conversations (grouped by session_id)"
     single = ShapeReport("lab1.csv", "SINGLE-TURN", rows=1, conversations=1, column_map={})
-    assert single.shape_line() == "SINGLE-TURN — 1 row"
-    assert "`1 row`, `1 conversation`" in guide.replace("\n", " ")
+    assert single.shape_line() == "SINGLE-TURN — 1 rows"
+    assert "`1 rows`, `1 conversations`" in guide.replace("\n", " ")

@@ -73,7 +73,7 @@ def test_surrounding_whitespace_in_a_header_is_insignificant(table: Writer) -> N
         "turn_id": "turn_id",
     }
     assert (
-        dataset.shape.shape_line() == "MULTI-TURN — 2 rows, 1 conversation (grouped by session_id)"
+        dataset.shape.shape_line() == "MULTI-TURN — 2 rows, 1 conversations (grouped by session_id)"
     )
 
 
@@ -108,7 +108,7 @@ def test_session_id_near_miss_beside_the_real_column_is_only_ignored(table: Writ
     header = ["session_id", "Session_ID", "turn_id", "Question", "Answer"]
     rows = [["a", "x", 1, "Q1", "A1"], ["a", "y", 2, "Q2", "A2"]]
     shape = validate_dataset(table(header, rows))
-    assert shape.shape_line() == "MULTI-TURN — 2 rows, 1 conversation (grouped by session_id)"
+    assert shape.shape_line() == "MULTI-TURN — 2 rows, 1 conversations (grouped by session_id)"
     assert shape.warnings == [
         "column 'Session_ID' not recognised: did you mean session_id? it is ignored; rows are "
         "grouped by the session_id column"
@@ -124,7 +124,7 @@ def test_turn_id_near_miss_warns_that_turns_run_in_file_order(table: Writer, nam
     rows = [["s1", 2, "Second?", "A2"], ["s1", 1, "First?", "A1"]]
     dataset = load_dataset(table(["session_id", name, "Question", "Answer"], rows))
     assert dataset.shape.shape_line() == (
-        "MULTI-TURN — 2 rows, 1 conversation (grouped by session_id)"
+        "MULTI-TURN — 2 rows, 1 conversations (grouped by session_id)"
     )
     assert [r.question for r in dataset.conversations[0].rows] == ["Second?", "First?"]
     assert dataset.warnings == [

@@ -36,7 +36,7 @@ def test_unsupported_extension(tmp_path: Path, name: str) -> None:
 def test_the_extension_is_case_insensitive(tmp_path: Path) -> None:
     path = tmp_path / "DATA.CSV"
     path.write_text("Question\nQ\n")
-    assert validate_dataset(path).shape_line() == "SINGLE-TURN — 1 row"
+    assert validate_dataset(path).shape_line() == "SINGLE-TURN — 1 rows"
 
 
 @pytest.mark.parametrize("name", ["missing.csv", "missing.xlsx", "missing.jsonl"])

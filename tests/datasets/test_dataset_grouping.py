@@ -125,7 +125,7 @@ def test_session_one_as_number_and_as_text_is_one_session(fmt: str, table: Write
     ]
     assert [r.turn_id for r in dataset.conversations[0].rows] == ["1", "2", "3"]
     assert dataset.shape.shape_line() == (
-        "MULTI-TURN — 3 rows, 1 conversation (grouped by session_id)"
+        "MULTI-TURN — 3 rows, 1 conversations (grouped by session_id)"
     )
 
 
@@ -200,14 +200,14 @@ def test_single_turn_file_is_one_conversation_per_row(table: Writer) -> None:
 
 
 def test_one_row_uses_the_singular(table: Writer) -> None:
-    assert validate_dataset(table(["Question"], [["a"]])).shape_line() == "SINGLE-TURN — 1 row"
+    assert validate_dataset(table(["Question"], [["a"]])).shape_line() == "SINGLE-TURN — 1 rows"
     shape = validate_dataset(
         table(HEADER, [["s", 1, "a", "A"], ["s", 2, "b", "B"], ["t", 1, "c", "C"]])
     )
     assert shape.shape_line() == "MULTI-TURN — 3 rows, 2 conversations (grouped by session_id)"
     # one session of one row assembles no conversation: the file is single-turn
     assert validate_dataset(table(HEADER, [["s", 1, "a", "A"]])).shape_line() == (
-        "SINGLE-TURN — 1 row"
+        "SINGLE-TURN — 1 rows"
     )
 
 
@@ -244,7 +244,7 @@ SPEC_LAB2 = (SPEC / "lab2.csv").read_text(encoding="utf-8")
     ("text", "line"),
     [
         (SPEC_LAB1, "SINGLE-TURN \u2014 2 rows"),
-        (SPEC_LAB2, "MULTI-TURN \u2014 2 rows, 1 conversation (grouped by session_id)"),
+        (SPEC_LAB2, "MULTI-TURN \u2014 2 rows, 1 conversations (grouped by session_id)"),
         # a row without a session_id beside a conversation is a conversation of one
         (SPEC_LAB2 + ',,Any museums in Basel?,Kunstmuseum Basel,\n',
          "MULTI-TURN \u2014 3 rows, 2 conversations (grouped by session_id)"),

@@ -127,7 +127,7 @@ def test_a_formatted_but_empty_far_cell_is_not_a_used_cell(
     name = write(tmp_path, "styled.xlsx", HEADER_AND_ONE_ROW + far)
     proc = assay_cli("validate", name)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == "SINGLE-TURN \u2014 1 row"
+    assert proc.stdout.splitlines()[0] == "SINGLE-TURN \u2014 1 rows"
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,7 @@ def test_validate_reads_a_datasets_files_and_names_the_row(
 
     data.write_text("Question,files\nfine,docs/policy.md;docs/contract.pdf\n")
     done = assay_cli("validate", str(data))
-    assert done.returncode == 0 and done.stdout.startswith("SINGLE-TURN — 1 row\n")
+    assert done.returncode == 0 and done.stdout.startswith("SINGLE-TURN — 1 rows\n")
     assert "files → files" in done.stdout  # the column is used, not ignored
 
 

@@ -75,12 +75,12 @@ def _validate(assay_cli: RunCli, name: str, *flags: str) -> tuple[int, list[str]
         ("gt_no_turn_id.csv", f"MULTI-TURN {DASH} 4 rows, 2 conversations (grouped by session_id)"),
         # Session_ID is not session_id: the file quietly becomes single-turn
         ("gt_session_id_misspelt.csv", f"SINGLE-TURN {DASH} 2 rows"),
-        ("gt_any_case.csv", f"MULTI-TURN {DASH} 2 rows, 1 conversation (grouped by session_id)"),
+        ("gt_any_case.csv", f"MULTI-TURN {DASH} 2 rows, 1 conversations (grouped by session_id)"),
         # a session id on every row but no two alike: no conversation is assembled
         ("gt_distinct_sessions.csv", f"SINGLE-TURN {DASH} 3 rows"),
         (
             "gt_turn_near_miss.csv",
-            f"MULTI-TURN {DASH} 2 rows, 1 conversation (grouped by session_id)",
+            f"MULTI-TURN {DASH} 2 rows, 1 conversations (grouped by session_id)",
         ),
         # as Excel exports it: a BOM, semicolons, CRLF line endings
         ("gt_lab2_excel_export.csv", LAB2_LINE),

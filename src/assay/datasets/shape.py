@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from assay._words import counted
-
 Kind = Literal["MULTI-TURN", "SINGLE-TURN"]
 
 DASH = "\N{EM DASH}"
@@ -35,10 +33,11 @@ class ShapeReport:
 
     def shape_line(self) -> str:
         """``MULTI-TURN — 9 rows, 2 conversations (grouped by session_id)`` or
-        ``SINGLE-TURN — 5 rows``."""
-        line = f"{self.kind} {DASH} {counted(self.rows, 'row')}"
+        ``SINGLE-TURN — 5 rows``: SPEC §3's two forms to the letter, plural for every count
+        (``1 rows``), so a line is always matched by the form it is one of."""
+        line = f"{self.kind} {DASH} {self.rows} rows"
         if self.is_multi_turn:
-            line += f", {counted(self.conversations, 'conversation')} (grouped by session_id)"
+            line += f", {self.conversations} conversations (grouped by session_id)"
         return line
 
     def columns_line(self) -> str:
