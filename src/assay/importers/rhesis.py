@@ -102,7 +102,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     data = read_source(path, encoding="utf-8-sig")  # a BOM, as Excel writes CSV, dropped
     try:
         if suffix == ".csv":
-            reader = csv.DictReader(io.StringIO(data, newline=""))
+            reader = csv.DictReader(io.StringIO(data, newline=""), delimiter=_delimiter(data))
             return [(reader.line_num, dict(r)) for r in reader]
         if suffix == ".jsonl":
             return _read_lines(data, source)
@@ -115,6 +115,17 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     except (csv.Error, ValueError, ValueLimitError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
     raise AssertionError(suffix)  # SUFFIXES has no other
+
+
+def _delimiter(data: str) -> str:
+    """The CSV delimiter as Rhesis's file import chooses it: the stdlib sniffer's pick among
+    ``,`` ``;`` tab and ``|`` over the first 4,096 characters, else ``,``. (Not the dataset
+    reader's rule, which looks at the header line alone and knows no ``|``: a set must split
+    into the columns Rhesis sees.)"""
+    try:
+        return csv.Sniffer().sniff(data[:4096], delimiters=",;\t|").delimiter
+    except csv.Error:  # one column, or no delimiter used consistently
+        return ","
 
 
 def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:
