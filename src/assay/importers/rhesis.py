@@ -5,7 +5,8 @@ its platform's "Import from File" (columns ``category, topic, behavior, test_typ
 prompt_content, expected_response, language_code, goal, instructions, restrictions,
 scenario, min_turns, max_turns, test_configuration, metadata``; JSON as an array, an object
 with ``tests``, or one object; the prompt flat or nested as ``prompt: {content,
-expected_response}``; the multi-turn fields flat or nested in ``test_configuration``, a JSON
+expected_response}``, a prompt nested in it or a ``prompt_content`` object unwrapped as
+Rhesis unwraps them; the multi-turn fields flat or nested in ``test_configuration``, a JSON
 string in a CSV cell). Headers are matched as Rhesis matches them: trimmed, lower-cased,
 spaces as underscores, with the aliases of its import mapper (``prompt``, ``question``,
 ``turns``, ...). Turn counts are read as Rhesis reads them: ``test_configuration.max_turns``
@@ -37,7 +38,7 @@ from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
 from assay.datasets._read_jsonl import json_lines, not_json
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, Unmapped, plain, text
-from assay.importers.rhesis_columns import canonical_row, parse_turns
+from assay.importers.rhesis_columns import canonical_row, flat_prompt, parse_turns
 from assay.limits import ValueLimitError
 
 TAG_FIELDS = ("category", "topic", "behavior")
@@ -68,6 +69,11 @@ def import_rhesis(path: Path) -> Imported:
     for number, raw in rows:
         item = f"row {number}" if path.suffix.lower() == ".csv" else f"test {number}"
         row = canonical_row(raw)
+        if isinstance(row, dict):
+            nested, flat = row.get("prompt"), text(row.get("prompt_content"))
+            if isinstance(nested, dict) and flat and flat != text(nested.get("content")):
+                out.skip(item, "prompt_content", "Rhesis reads the nested prompt, not this column")
+            row = flat_prompt(row)
         for key in sorted(set(row) - _KNOWN) if isinstance(row, dict) else ():
             if row[key] not in (None, "", [], {}):
                 unknown.setdefault(key, []).append(item)
@@ -157,10 +163,8 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     if not isinstance(row, dict):
         out.skip(item, "the entry", "not an object")
         return None
-    nested = row.get("prompt")
-    prompt: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    content = text(prompt.get("content")) or text(row.get("prompt_content"))
-    expected = text(prompt.get("expected_response")) or text(row.get("expected_response"))
+    content = text(row.get("prompt_content"))
+    expected = text(row.get("expected_response"))
     config, nested_config = _configuration(row, item, out)
     goal = text(config.get("goal"))
     multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"
