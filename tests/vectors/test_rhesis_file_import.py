@@ -14,10 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 
 from assay.importers.base import Imported
 from assay.importers.rhesis import import_rhesis
+from tests.importers.conftest import run_import
 
 
 @pytest.mark.parametrize(
@@ -108,3 +110,99 @@ def test_the_keys_of_a_nested_prompt_win_as_in_rhesis(tmp_path: Path) -> None:
     pairs = [(t["input"], t.get("ground_truth")) for t in imported.tests]
     assert pairs == [("hello", "world"), ("q2", "a2"), ("q3", "a3"), ("q4", "a4"), ("q5", None)]
     assert [(u.item, u.what) for u in imported.unmapped] == [("test 5", "prompt_content")]
+
+
+def _workbook(tmp_path: Path, sheets: dict[str, list[tuple[Any, ...]]], active: int = 0) -> Path:
+    """test_parsers.py's _make_xlsx_bytes: one sheet per entry, rows appended in order."""
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(list(row))
+    book.active = active
+    path = tmp_path / "set.xlsx"
+    book.save(path)
+    return path
+
+
+HEADER = ("category", "topic", "goal")
+
+
+@pytest.mark.parametrize(
+    ("sheets", "goals"),
+    [
+        # TestParseXlsx::test_basic_xlsx
+        (
+            {"Sheet1": [HEADER, ("Safety", "Content", "G1"), ("Security", "Auth", "G2")]},
+            ["G1", "G2"],
+        ),
+        # ::test_blank_first_row_skipped
+        ({"Sheet1": [(None, None, None), HEADER, ("Safety", "Content", "G1")]}, ["G1"]),
+        # ::test_empty_trailing_rows_skipped, ::test_empty_middle_rows_skipped
+        (
+            {
+                "Sheet1": [
+                    HEADER,
+                    ("S", "C", "G1"),
+                    (None, None, None),
+                    ("", "", ""),
+                    ("S", "C", "G2"),
+                ]
+            },
+            ["G1", "G2"],
+        ),
+        # ::test_multi_sheet_falls_back_to_data_sheet
+        ({"Empty": [], "Data": [HEADER, ("Safety", "Content", "G1")]}, ["G1"]),
+        # parsers.py: a sheet with a header and no row below it is passed over too
+        ({"Header": [HEADER], "Data": [HEADER, ("Safety", "Content", "G1")]}, ["G1"]),
+        # ::test_none_header_cells_skipped
+        ({"Sheet1": [("category", None, "goal"), ("Safety", "ignored", "G1")]}, ["G1"]),
+    ],
+    ids=["basic", "blank first row", "blank rows", "empty first sheet", "header only", "no name"],
+)
+def test_the_sheet_and_rows_rhesis_reads(
+    tmp_path: Path, sheets: dict[str, list[tuple[Any, ...]]], goals: list[str]
+) -> None:
+    imported = import_rhesis(_workbook(tmp_path, sheets))
+    assert [t["goal"] for t in imported.tests] == goals
+    assert not imported.unmapped
+
+
+def test_the_active_sheet_is_read_first_as_openpyxl_opens_it(tmp_path: Path) -> None:
+    """parsers.py tries wb.active (the tab the workbook was saved on) before the others."""
+    sheets = {
+        "First": [HEADER, ("S", "C", "from the first")],
+        "Saved on": [HEADER, ("S", "C", "G")],
+    }
+    assert [t["goal"] for t in import_rhesis(_workbook(tmp_path, sheets, active=1)).tests] == ["G"]
+    sheets = {"First": [HEADER, ("S", "C", "G")], "Saved on": []}
+    assert [t["goal"] for t in import_rhesis(_workbook(tmp_path, sheets, active=1)).tests] == ["G"]
+
+
+@pytest.mark.parametrize(
+    "sheets",
+    [{"Sheet1": []}, {"Sheet1": [HEADER]}, {"Empty": [], "Header": [HEADER]}],
+    ids=["empty", "header only", "no sheet with a row"],
+)
+def test_a_workbook_with_no_row_is_an_empty_set(
+    tmp_path: Path, sheets: dict[str, list[tuple[Any, ...]]]
+) -> None:
+    """TestParseXlsx::test_empty_xlsx_returns_empty_list, ::test_headers_only_returns_empty_
+    list: Rhesis reads no row; assay imports none, and (docs/importing.md) exits 2 on a set
+    with nothing to import."""
+    assert import_rhesis(_workbook(tmp_path, sheets)).tests == []
+    run = run_import("rhesis", tmp_path / "set.xlsx")
+    assert run.code == 2 and "nothing in it could be mapped" in run.stderr
+
+
+def test_a_sheet_read_after_the_first_is_guarded_as_the_first_is(tmp_path: Path) -> None:
+    """The sheet fallen back to is checked before calamine loads it, and named."""
+    book = openpyxl.Workbook()
+    book.active.title = "Empty"
+    wide = book.create_sheet("Wide")
+    wide.append(HEADER)
+    wide.cell(row=2, column=16384, value="x")
+    book.save(tmp_path / "set.xlsx")
+    run = run_import("rhesis", tmp_path / "set.xlsx")
+    assert run.code == 2 and "sheet 2 has a value in cell XFD2, which makes it 16,384" in run.stderr

@@ -148,15 +148,30 @@ def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:
 
 
 def _read_sheet(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """An Excel test set: its first sheet, read as an XLSX dataset is (the same limits and
-    errors), each row numbered as the spreadsheet shows it."""
-    from assay.datasets.readers import open_table
+    """An Excel test set: the sheet Rhesis's file import reads (``parsers.py``: openpyxl's
+    active sheet, the tab the workbook was saved on, then the others in order; the first with
+    a row below its header), read as an XLSX dataset is (the same limits and errors), each
+    row numbered as the spreadsheet shows it; none when no sheet has such a row."""
+    from assay.datasets._read_xlsx import EmptySheet, open_xlsx, sheet_tabs
 
     if not path.is_file():  # missing, or a folder: said as for a test set of another kind
         read_source(path)
-    with open_table(path, str(path)) as table:
-        # a row may be shorter or longer than the header, as in a CSV file
-        return [(n, dict(zip(table.header, cells, strict=False))) for n, cells in table.rows]
+    count, active = sheet_tabs(path, str(path))
+    order = [active] if active < count else []
+    for index in [*order, *(i for i in range(count) if i != active)]:
+        try:
+            with open_xlsx(path, str(path), index) as table:
+                # a row may be shorter or longer than the header, as in a CSV file
+                rows = [
+                    (n, dict(zip(table.header, cells, strict=False)))
+                    for n, cells in table.rows
+                    if any(c.strip() for c in cells)
+                ]
+        except EmptySheet:
+            continue
+        if rows:
+            return rows
+    return []
 
 
 def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
