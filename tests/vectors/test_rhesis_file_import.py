@@ -206,3 +206,11 @@ def test_a_sheet_read_after_the_first_is_guarded_as_the_first_is(tmp_path: Path)
     book.save(tmp_path / "set.xlsx")
     run = run_import("rhesis", tmp_path / "set.xlsx")
     assert run.code == 2 and "sheet 2 has a value in cell XFD2, which makes it 16,384" in run.stderr
+
+
+def test_a_workbook_row_is_named_as_its_csv_row_is(tmp_path: Path) -> None:
+    """A spreadsheet's rows are numbered as it shows them, and called rows (not tests), as a
+    CSV file's are."""
+    sheets = {"Sheet1": [HEADER, ("Safety", "Content", "G1"), ("Safety", "Content", None)]}
+    listed = [(u.item, u.why) for u in import_rhesis(_workbook(tmp_path, sheets)).unmapped]
+    assert listed == [("row 3", "neither a prompt nor a goal")]

@@ -67,7 +67,8 @@ def import_rhesis(path: Path) -> Imported:
     names = Names()
     unknown: dict[str, list[str]] = {}
     for number, raw in rows:
-        item = f"row {number}" if path.suffix.lower() == ".csv" else f"test {number}"
+        spreadsheet = path.suffix.lower() in (".csv", ".xlsx")  # numbered as rows, not tests
+        item = f"row {number}" if spreadsheet else f"test {number}"
         row = canonical_row(raw)
         if isinstance(row, dict):
             nested, flat = row.get("prompt"), text(row.get("prompt_content"))
