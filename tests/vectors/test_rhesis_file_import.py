@@ -214,3 +214,89 @@ def test_a_workbook_row_is_named_as_its_csv_row_is(tmp_path: Path) -> None:
     sheets = {"Sheet1": [HEADER, ("Safety", "Content", "G1"), ("Safety", "Content", None)]}
     listed = [(u.item, u.why) for u in import_rhesis(_workbook(tmp_path, sheets)).unmapped]
     assert listed == [("row 3", "neither a prompt nor a goal")]
+
+
+# (Rhesis test, file, its text, the prompts or goals assay imports, the rows it lists as
+# having neither): rows Rhesis reads without a prompt or goal are listed, not imported
+# (docs/importing.md), and a set with nothing to import exits 2.
+PARSED = [
+    ("TestParseJson::test_parse_json_list", "set.json")
+    + ('[{"category": "Safety", "prompt": {"content": "test"}}]', ["test"], 0),
+    ("::test_parse_json_object_with_tests_key", "set.json")
+    + ('{"tests": [{"category": "Security", "topic": "Auth"}, {"category": "Safety"}]}', [], 2),
+    ("::test_parse_json_single_object", "set.json")
+    + ('{"category": "Safety", "topic": "Content"}', [], 1),
+    ("::test_parse_json_empty_list", "set.json", "[]", [], 0),
+    ("TestParseJsonl::test_parse_jsonl", "set.jsonl")
+    + ('{"category": "Safety"}\n{"category": "Security"}', [], 2),
+    ("::test_parse_jsonl_with_blank_lines", "set.jsonl")
+    + ('{"category": "Safety"}\n\n{"category": "Security"}\n', [], 2),
+    ("::test_parse_jsonl_empty", "set.jsonl", "", [], 0),
+    ("TestParseCsv::test_parse_csv", "set.csv")
+    + ("category,topic,prompt\r\nSafety,Content,hi\r\nSecurity,Auth,test\r\n", ["hi", "test"], 0),
+    ("::test_parse_csv_empty", "set.csv", "category,topic\n", [], 0),
+    ("TestParseCsvEmptyRows::test_empty_data_rows_skipped", "set.csv")
+    + ("category,topic\nSafety,Content\n,,\n\nSecurity,Auth\n", [], 2),
+    ("::test_trailing_empty_rows_skipped", "set.csv")
+    + ("category,topic\nSafety,Content\n\n\n", [], 1),
+    ("TestImportServiceAnalyze::test_analyze_csv", "set.csv")
+    + ("category,topic,requirement,prompt_content\nSafety,Content,Refusal,test\n", ["test"], 0),
+    ("TestRowsToTestData::test_skips_empty_rows", "set.json")
+    + (
+        '[{}, {"category": "", "topic": "", "requirement": ""}, {"category": "Safety", '
+        '"topic": "Content", "requirement": "Refusal", "prompt": {"content": "valid"}}]',
+        ["valid"],
+        0,
+    ),
+    ("TestNormalizeRow::test_test_configuration_json_string_parsed", "set.json")
+    + ('[{"test_configuration": "{\\"goal\\": \\"Test\\", \\"instructions\\": \\"Do X\\"}"}]',)
+    + (["Test"], 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "imported", "listed"), [p[1:] for p in PARSED], ids=[p[0] for p in PARSED]
+)
+def test_the_rows_rhesis_parses(
+    tmp_path: Path, name: str, text: str, imported: list[str], listed: int
+) -> None:
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    result = import_rhesis(source)
+    assert [t.get("input") or t.get("goal") for t in result.tests] == imported
+    neither = [u for u in result.unmapped if u.why == "neither a prompt nor a goal"]
+    assert len(neither) == listed
+    if not imported:
+        assert run_import("rhesis", source).code == 2
+
+
+def test_the_columns_rhesis_maps(tmp_path: Path) -> None:
+    """TestImportServiceParse's mapping (Question, Cat, Subject, Requirement), which assay
+    finds by the mapper's aliases, and TestImportServicePreview's 30 rows."""
+    source = tmp_path / "set.json"
+    row = {"Question": "test prompt", "Cat": "Safety", "Subject": "Content"}
+    source.write_text(json.dumps([{**row, "Requirement": "Refusal"}]))
+    assert import_rhesis(source).tests == [
+        {"name": "1: test prompt", "tags": ["Safety", "Content", "Refusal"], "input": "test prompt"}
+    ]
+    source.write_text(
+        json.dumps([{"category": f"C{i}", "prompt_content": f"p{i}"} for i in range(30)])
+    )
+    assert [t["input"] for t in import_rhesis(source).tests] == [f"p{i}" for i in range(30)]
+
+
+@pytest.mark.parametrize(
+    ("turns", "limits"),
+    [((3, 8), {"max_turns": 8, "min_turns": 3}), (("2", "15"), {"max_turns": 15, "min_turns": 2})]
+    + [(("", ""), {})],
+    ids=["numbers", "text", "blank"],
+)
+def test_turn_fields_from_flat_rows(
+    tmp_path: Path, turns: tuple[object, object], limits: dict[str, int]
+) -> None:
+    """TestRowsToTestData::test_includes_turn_fields_from_flat_rows, ..._from_csv_strings,
+    test_omits_empty_turn_fields."""
+    entry = {"category": "Safety", "test_type": "Multi-Turn", "goal": "Test goal"}
+    entry |= {"min_turns": turns[0], "max_turns": turns[1]}
+    (test,) = _entries(tmp_path, entry).tests
+    assert {k: v for k, v in test.items() if k.endswith("_turns")} == limits
