@@ -14,7 +14,7 @@ import xlsxwriter
 from tests.datasets.crafted import SHEET, row, sheet, text_cell, write_bomb, write_xlsx
 
 from assay.datasets import _xlsx_guard, validate_dataset
-from assay.datasets._xlsx_parts import Archive, first_sheet
+from assay.datasets._xlsx_parts import Archive, sheet_parts
 from assay.errors import DatasetError
 
 
@@ -23,7 +23,7 @@ def _bounds(path: Path) -> tuple[object, object]:
     column, cells) or None."""
     with zipfile.ZipFile(path) as zf, path.open("rb") as handle:
         archive = Archive(zf, handle, str(path))
-        (info,) = first_sheet(archive)
+        (info,) = sheet_parts(archive)
         fast = _xlsx_guard._fast_bound(archive, info)
         exact = _xlsx_guard._exact(archive, info)
     dims = lambda g: g and (g.last_row, g.first_column, g.last_column, g.cells)  # noqa: E731

@@ -1,4 +1,5 @@
-"""XLSX reader (python-calamine, read-only): the first sheet, cell values as text.
+"""XLSX reader (python-calamine, read-only): the first sheet (or one a caller names), cell
+values as text.
 
 Formula cells give their cached value (what Excel last computed); integral numbers lose
 their ``.0``. Merged or blank cells in the header row are refused: every column needs one
@@ -8,6 +9,7 @@ XFD1048576, a zip bomb) is refused before it is opened (``_xlsx_guard``).
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,23 +18,46 @@ from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
 from assay.datasets._table import Table, cell_text, fail
 from assay.datasets._xlsx_guard import check_workbook
+from assay.datasets._xlsx_parts import Archive, tabs
+from assay.errors import DatasetError, Problem
+
+
+class EmptySheet(DatasetError):
+    """The sheet has no value in it: a caller may look at another."""
+
+
+def sheet_tabs(path: Path, source: str) -> tuple[int, int]:
+    """(how many sheets the workbook has, at least 1; the index of the one it opens on, its
+    active tab), read from ``xl/workbook.xml`` within the guard's bounds. A file that is not
+    a zip archive is left to ``open_xlsx``, which says so."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return 1, 0
+    with zf, path.open("rb") as handle:
+        count, active = tabs(Archive(zf, handle, source))
+    return max(count, 1), active
 
 
 @contextmanager
-def open_xlsx(path: Path, source: str) -> Iterator[Table]:
-    check_workbook(path, source)
+def open_xlsx(path: Path, source: str, index: int = 0) -> Iterator[Table]:
+    """Sheet ``index`` (0, the first, unless a caller names another) as a Table; EmptySheet
+    when it has no value."""
+    which = "the first sheet" if index == 0 else f"sheet {index + 1}"
+    check_workbook(path, source, index)
     try:
         workbook = CalamineWorkbook.from_path(str(path))
     except (CalamineError, OSError, ValueError) as exc:
         raise fail(source, f"cannot read it as an Excel workbook (.xlsx): {_reason(exc)}") from None
     with workbook:
         try:
-            sheet = workbook.get_sheet_by_index(0)
+            sheet = workbook.get_sheet_by_index(index)
         except (CalamineError, IndexError, ValueError) as exc:
-            raise fail(source, f"cannot read the first sheet: {_reason(exc)}") from None
+            raise fail(source, f"cannot read {which}: {_reason(exc)}") from None
+        empty = EmptySheet([Problem(source, "", f"{which} ({sheet.name!r}) is empty")])
         start = sheet.start
         if start is None:
-            raise fail(source, f"the first sheet ({sheet.name!r}) is empty")
+            raise empty
         # iter_rows() yields the rows above the first used one as blank rows, so its n-th row
         # is spreadsheet row n; columns start at the first used one.
         rows = _numbered(sheet, 1, source)
@@ -43,7 +68,7 @@ def open_xlsx(path: Path, source: str) -> Iterator[Table]:
                 header, header_number = cells, number
                 break
         if header is None:
-            raise fail(source, f"the first sheet ({sheet.name!r}) is empty")
+            raise empty
         table = Table(source=source, header=header, rows=rows, first_column=start[1])
         _refuse_merged_header(sheet, header_number - 1, table)
         yield table

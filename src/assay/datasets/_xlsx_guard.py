@@ -1,9 +1,10 @@
 """Refuse an .xlsx that would exhaust memory, before python-calamine loads it.
 
-calamine loads the first sheet into one dense grid spanning the rows and columns that hold
-a value: one cell at XFD1048576 asks for 17 billion cells and aborts the process (a Rust
-allocation failure, not an exception), and assay's reader then walks that grid from row 1.
-So the first sheet's cells are scanned first, and the file is refused when that grid,
+calamine loads the sheet it is asked for (the first, unless a caller names another) into
+one dense grid spanning the rows and columns that hold a value: one cell at XFD1048576 asks
+for 17 billion cells and aborts the process (a Rust allocation failure, not an exception),
+and assay's reader then walks that grid from row 1. So that sheet's cells are scanned
+first, and the file is refused when that grid,
 counted from row 1 to the last row with a value, would be wider than ``MAX_COLUMNS`` or
 larger than ``MAX_CELLS``; or when the sheet holds more than ``MAX_CELLS`` cells or
 ``MAX_MERGED`` merged ranges, or a cell past a spreadsheet's last row or column. Every part
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.datasets._table import column_letters
-from assay.datasets._xlsx_parts import OPENED_PARTS, Archive, first_sheet, local_name
+from assay.datasets._xlsx_parts import OPENED_PARTS, Archive, local_name, sheet_parts
 
 MAX_COLUMNS = 1_000
 MAX_CELLS = 10_000_000
@@ -47,21 +48,22 @@ _MAX_TAIL = 4096
 _DELETE = "(select them, right-click, Delete) and save"
 
 
-def check_workbook(workbook: Path | bytes, source: str) -> None:
+def check_workbook(workbook: Path | bytes, source: str, sheet: int = 0) -> None:
     """Raise DatasetError when the workbook (a file, or its bytes already read) is not safe
-    to hand to calamine; a file that is not a zip archive is left to calamine, which says so."""
+    to hand to calamine to read sheet ``sheet`` (0 is the first); a file that is not a zip
+    archive is left to calamine, which says so."""
     try:
         zf = zipfile.ZipFile(workbook if isinstance(workbook, Path) else io.BytesIO(workbook))
     except (zipfile.BadZipFile, OSError, ValueError):
         return
     opened = workbook.open("rb") if isinstance(workbook, Path) else io.BytesIO(workbook)
     with zf, opened as handle:
-        archive = Archive(zf, handle, source)
+        archive = Archive(zf, handle, source, sheet)
         for name in OPENED_PARTS:
             for info in archive.entries(name):
                 for _ in archive.inflate(info):
                     pass
-        for info in first_sheet(archive):
+        for info in sheet_parts(archive, sheet):
             grid = _fast_bound(archive, info)
             if grid is None or grid.too_big():
                 grid = _exact(archive, info)
@@ -95,14 +97,14 @@ class _Grid:
     def check(self, archive: Archive) -> None:
         if self.width > MAX_COLUMNS:
             raise archive.fail(
-                f"the first sheet has a value in cell {self.last_column_cell}, which makes it "
+                f"{archive.sheet} has a value in cell {self.last_column_cell}, which makes it "
                 f"{self.width:,} columns wide ({column_letters(self.first_column)} to "
                 f"{column_letters(self.last_column)}); a dataset may have at most {MAX_COLUMNS:,} "
                 f"columns: delete the columns past your data {_DELETE}"
             )
         if self.last_row * self.width > MAX_CELLS:
             raise archive.fail(
-                f"the first sheet has a value in cell {self.last_row_cell}, which makes it "
+                f"{archive.sheet} has a value in cell {self.last_row_cell}, which makes it "
                 f"{self.last_row:,} rows × {self.width:,} columns = "
                 f"{self.last_row * self.width:,} cells; assay reads at most {MAX_CELLS:,}: "
                 f"delete the rows past your data {_DELETE}, or split the file"
@@ -179,8 +181,8 @@ class _ExactScan:
             self.grid.merged += 1
             if self.grid.merged > MAX_MERGED:
                 raise self.archive.fail(
-                    f"the first sheet has more than {MAX_MERGED:,} merged ranges: unmerge them "
-                    "(select all, Merge & Center off) and save"
+                    f"{self.archive.sheet} has more than {MAX_MERGED:,} merged ranges: unmerge "
+                    "them (select all, Merge & Center off) and save"
                 )
 
     def end(self, name: str) -> None:
@@ -198,8 +200,8 @@ class _ExactScan:
         match = _REF.fullmatch(ref)
         if match is None or int(match[2]) == 0 or (cell and not match[1]):
             raise self.archive.fail(
-                f"the first sheet has a cell reference {ref[:20]!r}, which is not one: open it "
-                "in Excel or LibreOffice and save it again"
+                f"{self.archive.sheet} has a cell reference {ref[:20]!r}, which is not one: "
+                "open it in Excel or LibreOffice and save it again"
             )
         return int(match[2]) - 1, _column_number(match[1].upper().encode()) - 1
 
@@ -208,14 +210,14 @@ class _ExactScan:
         ref = f"{column_letters(column + 1)}{row + 1}"
         if row >= EXCEL_ROWS or column >= EXCEL_COLUMNS:
             raise self.archive.fail(
-                f"the first sheet has a value in cell {ref}, past the last row (1,048,576) or "
+                f"{self.archive.sheet} has a value in cell {ref}, past the last row (1,048,576) or "
                 "column (XFD) a spreadsheet has: the file was not written by a spreadsheet "
                 "program; open it in Excel or LibreOffice and save it again"
             )
         grid.cells += 1
         if grid.cells > MAX_CELLS:
             raise self.archive.fail(
-                f"the first sheet has more than {MAX_CELLS:,} cells; assay reads at most that "
+                f"{self.archive.sheet} has more than {MAX_CELLS:,} cells; assay reads at most that "
                 "many: split the file"
             )
         if row + 1 > grid.last_row:

@@ -2,9 +2,10 @@
 with bounds: at most ``MAX_PART_BYTES`` each, whatever sizes the archive claims.
 
 calamine reads ``_rels/.rels``, ``xl/workbook.xml``, its relationships, the shared strings
-and the styles when a workbook is opened, and the first sheet when it is asked for; every
-name is matched ignoring case. ``first_sheet`` finds that sheet as calamine does: the
-first ``<sheet>`` of ``xl/workbook.xml``, through its relationship id.
+and the styles when a workbook is opened, and a sheet when it is asked for; every name is
+matched ignoring case. ``sheet_parts`` finds sheet n as calamine does: the n-th ``<sheet>``
+of ``xl/workbook.xml``, through its relationship id. ``tabs`` counts the sheets and finds
+the one the workbook opens on.
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ _RESAVE = "open it in Excel or LibreOffice and save it again"
 class Archive:
     """An open .xlsx: its zip directory and a handle to read the parts from."""
 
-    def __init__(self, zf: zipfile.ZipFile, handle: BinaryIO, source: str) -> None:
+    def __init__(self, zf: zipfile.ZipFile, handle: BinaryIO, source: str, sheet: int = 0) -> None:
         self.zf = zf
         self.handle = handle
         self.source = source
+        # the sheet being read, as messages name it
+        self.sheet = "the first sheet" if sheet == 0 else f"sheet {sheet + 1}"
 
     def entries(self, name: str) -> list[zipfile.ZipInfo]:
         """Every entry called ``name``, ignoring case (a hostile archive may hold two)."""
@@ -130,9 +133,10 @@ def local_name(name: str) -> str:
     return name.split(":", 1)[-1]
 
 
-def first_sheet(archive: Archive) -> list[zipfile.ZipInfo]:
-    """The entries calamine reads as the first sheet; when the workbook does not say (calamine
-    will then refuse it), every worksheet, so nothing unchecked is ever loaded."""
+def sheet_parts(archive: Archive, index: int = 0) -> list[zipfile.ZipInfo]:
+    """The entries calamine reads as sheet ``index`` (0 is the first); when the workbook does
+    not say (calamine will then refuse it), every worksheet, so nothing unchecked is ever
+    loaded."""
     targets: dict[str, str] = {}
     sheet_ids: list[str | None] = []
 
@@ -149,7 +153,7 @@ def first_sheet(archive: Archive) -> list[zipfile.ZipInfo]:
         archive.parse(info, relationship)
     for info in archive.entries("xl/workbook.xml"):
         archive.parse(info, sheet)
-    target = targets.get(sheet_ids[0] or "") if sheet_ids else None
+    target = targets.get(sheet_ids[index] or "") if index < len(sheet_ids) else None
     if target:
         if target.startswith("/xl/"):
             path = target[1:]
@@ -165,3 +169,23 @@ def first_sheet(archive: Archive) -> list[zipfile.ZipInfo]:
         for info in archive.zf.infolist()
         if info.filename.casefold().startswith("xl/worksheets/") and not info.is_dir()
     ]
+
+
+def tabs(archive: Archive) -> tuple[int, int]:
+    """(how many ``<sheet>`` the workbook lists, the index of the one it opens on): the
+    ``activeTab`` of its first ``<workbookView>``, 0 when it has none, as openpyxl reads it."""
+    count = 0
+    active: list[int] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal count
+        local = local_name(name)
+        if local == "sheet":
+            count += 1
+        elif local == "workbookView" and not active:
+            tab = attrs.get("activeTab", "0")
+            active.append(int(tab) if tab.isdigit() else 0)
+
+    for info in archive.entries("xl/workbook.xml"):
+        archive.parse(info, start)
+    return count, active[0] if active else 0

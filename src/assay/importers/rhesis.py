@@ -5,7 +5,8 @@ its platform's "Import from File" (columns ``category, topic, behavior, test_typ
 prompt_content, expected_response, language_code, goal, instructions, restrictions,
 scenario, min_turns, max_turns, test_configuration, metadata``; JSON as an array, an object
 with ``tests``, or one object; the prompt flat or nested as ``prompt: {content,
-expected_response}``; the multi-turn fields flat or nested in ``test_configuration``, a JSON
+expected_response}``, a prompt nested in it or a ``prompt_content`` object unwrapped as
+Rhesis unwraps them; the multi-turn fields flat or nested in ``test_configuration``, a JSON
 string in a CSV cell). Headers are matched as Rhesis matches them: trimmed, lower-cased,
 spaces as underscores, with the aliases of its import mapper (``prompt``, ``question``,
 ``turns``, ...). Turn counts are read as Rhesis reads them: ``test_configuration.max_turns``
@@ -37,7 +38,7 @@ from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
 from assay.datasets._read_jsonl import json_lines, not_json
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, Unmapped, plain, text
-from assay.importers.rhesis_columns import canonical_row, parse_turns
+from assay.importers.rhesis_columns import canonical_row, flat_prompt, parse_turns
 from assay.limits import ValueLimitError
 
 TAG_FIELDS = ("category", "topic", "behavior")
@@ -66,8 +67,14 @@ def import_rhesis(path: Path) -> Imported:
     names = Names()
     unknown: dict[str, list[str]] = {}
     for number, raw in rows:
-        item = f"row {number}" if path.suffix.lower() == ".csv" else f"test {number}"
+        spreadsheet = path.suffix.lower() in (".csv", ".xlsx")  # numbered as rows, not tests
+        item = f"row {number}" if spreadsheet else f"test {number}"
         row = canonical_row(raw)
+        if isinstance(row, dict):
+            nested, flat = row.get("prompt"), text(row.get("prompt_content"))
+            if isinstance(nested, dict) and flat and flat != text(nested.get("content")):
+                out.skip(item, "prompt_content", "Rhesis reads the nested prompt, not this column")
+            row = flat_prompt(row)
         for key in sorted(set(row) - _KNOWN) if isinstance(row, dict) else ():
             if row[key] not in (None, "", [], {}):
                 unknown.setdefault(key, []).append(item)
@@ -102,7 +109,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     data = read_source(path, encoding="utf-8-sig")  # a BOM, as Excel writes CSV, dropped
     try:
         if suffix == ".csv":
-            reader = csv.DictReader(io.StringIO(data, newline=""))
+            reader = csv.DictReader(io.StringIO(data, newline=""), delimiter=_delimiter(data))
             return [(reader.line_num, dict(r)) for r in reader]
         if suffix == ".jsonl":
             return _read_lines(data, source)
@@ -115,6 +122,17 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     except (csv.Error, ValueError, ValueLimitError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
     raise AssertionError(suffix)  # SUFFIXES has no other
+
+
+def _delimiter(data: str) -> str:
+    """The CSV delimiter as Rhesis's file import chooses it: the stdlib sniffer's pick among
+    ``,`` ``;`` tab and ``|`` over the first 4,096 characters, else ``,``. (Not the dataset
+    reader's rule, which looks at the header line alone and knows no ``|``: a set must split
+    into the columns Rhesis sees.)"""
+    try:
+        return csv.Sniffer().sniff(data[:4096], delimiters=",;\t|").delimiter
+    except csv.Error:  # one column, or no delimiter used consistently
+        return ","
 
 
 def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:
@@ -131,25 +149,38 @@ def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:
 
 
 def _read_sheet(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """An Excel test set: its first sheet, read as an XLSX dataset is (the same limits and
-    errors), each row numbered as the spreadsheet shows it."""
-    from assay.datasets.readers import open_table
+    """An Excel test set: the sheet Rhesis's file import reads (``parsers.py``: openpyxl's
+    active sheet, the tab the workbook was saved on, then the others in order; the first with
+    a row below its header), read as an XLSX dataset is (the same limits and errors), each
+    row numbered as the spreadsheet shows it; none when no sheet has such a row."""
+    from assay.datasets._read_xlsx import EmptySheet, open_xlsx, sheet_tabs
 
     if not path.is_file():  # missing, or a folder: said as for a test set of another kind
         read_source(path)
-    with open_table(path, str(path)) as table:
-        # a row may be shorter or longer than the header, as in a CSV file
-        return [(n, dict(zip(table.header, cells, strict=False))) for n, cells in table.rows]
+    count, active = sheet_tabs(path, str(path))
+    order = [active] if active < count else []
+    for index in [*order, *(i for i in range(count) if i != active)]:
+        try:
+            with open_xlsx(path, str(path), index) as table:
+                # a row may be shorter or longer than the header, as in a CSV file
+                rows = [
+                    (n, dict(zip(table.header, cells, strict=False)))
+                    for n, cells in table.rows
+                    if any(c.strip() for c in cells)
+                ]
+        except EmptySheet:
+            continue
+        if rows:
+            return rows
+    return []
 
 
 def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     if not isinstance(row, dict):
         out.skip(item, "the entry", "not an object")
         return None
-    nested = row.get("prompt")
-    prompt: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    content = text(prompt.get("content")) or text(row.get("prompt_content"))
-    expected = text(prompt.get("expected_response")) or text(row.get("expected_response"))
+    content = text(row.get("prompt_content"))
+    expected = text(row.get("expected_response"))
     config, nested_config = _configuration(row, item, out)
     goal = text(config.get("goal"))
     multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"

@@ -98,6 +98,32 @@ def canonical_row(row: Any) -> Any:
     return out
 
 
+def flat_prompt(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its prompt as Rhesis's file import normalises it (``normalize_row``,
+    ``rows_to_test_data``), written flat as ``prompt_content``, ``expected_response`` and
+    ``language_code``. A nested ``prompt`` object wins over a flat ``prompt_content``, and
+    its own keys over the flat ones; a ``content`` that is itself an object with a
+    ``content`` (a prompt nested in a prompt) is unwrapped, its keys winning; a
+    ``prompt_content`` object is unwrapped, the flat keys winning."""
+    out = dict(row)
+    nested = out.pop("prompt", None)
+    if isinstance(nested, dict):
+        inner = nested.get("content")
+        prompt = {**nested, **inner} if isinstance(inner, dict) and "content" in inner else nested
+        out["prompt_content"] = prompt.get("content")
+        out.update({k: prompt[k] for k in ("expected_response", "language_code") if k in prompt})
+        return out
+    if nested is not None:  # beside a prompt_content: kept, as Rhesis keeps it
+        out["prompt"] = nested
+    flat = out.get("prompt_content")
+    if isinstance(flat, dict):
+        out["prompt_content"] = flat.get("content")
+        for key in ("expected_response", "language_code"):
+            if not out.get(key) and flat.get(key) is not None:
+                out[key] = flat[key]
+    return out
+
+
 _LABELLED_MIN = re.compile(r"min\s*[=:]\s*(\d+)|\bmin\s+(\d+)")
 _LABELLED_MAX = re.compile(r"max\s*[=:]\s*(\d+)|\bmax\s+(\d+)")
 _RANGE = re.compile(r"^(\d+)\s*(?:[-–—]|\.\.|\bto\b)\s*(\d+)$")
