@@ -8,8 +8,9 @@ cancellation (a turn or metric time limit, or Ctrl-C, which asyncio delivers as 
 cancellation of every task): ``runner_cancelling`` tells the two apart.
 
 Two more ways out are closed while a run goes (``user_code_guarded``, around the run's
-execution): ``os._exit`` called in the run's process raises ``ExitCalled`` instead, where
-the code called it (forked children, whose pid differs, still exit); and a cancellation the
+execution): ``os._exit`` called in the run's process, or in one of its workers
+(``exit_guarded``), raises ``ExitCalled`` instead, where the code called it (forked
+children of the user's code, whose pid differs, still exit); and a cancellation the
 user's code makes of its own task (``asyncio.current_task().cancel()``) is taken back and
 becomes ``OwnCancellation``, that turn's or metric's error. A cancellation is assay's when
 the run's task is being cancelled (Ctrl-C, SIGTERM, ``RunJob.cancel``, the caller's) or one
@@ -38,7 +39,7 @@ MESSAGE_LIMIT = 2000
 
 
 class ExitCalled(BaseException):  # noqa: N818  (named for what the code did)
-    """What ``os._exit(code)`` raises in the run's process while ``user_code_guarded``: the
+    """What ``os._exit(code)`` raises in the run's process (or a worker's) while guarded: the
     call's turn or metric fails with ``os._exit(code)`` instead of the process ending with
     ``code`` (0: a run that reports nothing and exits as if it had passed). A
     ``BaseException``, so an ``except Exception`` in the user's code lets it through."""
@@ -61,15 +62,15 @@ _run_task: contextvars.ContextVar[tuple[int, asyncio.Task[Any]] | None] = contex
 # the tasks one of assay's deadlines cancelled, with how many, until each is left
 _expired: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
 _guard_lock = threading.Lock()
-_guards = 0  # runs guarding os._exit in this process (the dashboard's worker: one)
+_guards = 0  # runs (or shards) guarding os._exit in this process (the dashboard's worker: one)
 _guard_pid = 0
 _real_exit: Callable[[int], NoReturn] = os._exit
 
 
 def _guarded_exit(code: int) -> NoReturn:
-    """``os._exit`` while a run goes: in the run's process, ``ExitCalled`` where it was
-    called; in any other (a fork: assay's workers and result writer, multiprocessing's
-    children, the user's own), the real exit."""
+    """``os._exit`` while guarded: in the guarded process (the run's, or a worker's),
+    ``ExitCalled`` where it was called; in any other (a fork: assay's result writer,
+    multiprocessing's children, the user's own), the real exit."""
     if os.getpid() != _guard_pid:
         _real_exit(code)
     raise ExitCalled(code)
@@ -84,20 +85,37 @@ def _set_exit(function: Callable[[int], NoReturn]) -> None:
 
 @contextlib.contextmanager
 def user_code_guarded(task: asyncio.Task[Any]) -> Iterator[None]:
-    """Around a run whose task is ``task``: ``os._exit`` guarded in this process, and
-    ``task`` known as the run's to ``runner_cancelling`` (in its context: the run's tasks).
-    Runs may nest or overlap in threads; the last to end restores ``os._exit``."""
+    """Around a run whose task is ``task``: ``os._exit`` guarded in this process
+    (``exit_guarded``), and ``task`` known as the run's to ``runner_cancelling`` (in its
+    context: the run's tasks)."""
+    with exit_guarded():
+        token = _run_task.set((os.getpid(), task))
+        try:
+            yield
+        finally:
+            _run_task.reset(token)
+
+
+@contextlib.contextmanager
+def exit_guarded() -> Iterator[None]:
+    """``os._exit`` guarded in this process: around a run, and around a worker's share of
+    one (``assay.runner.shard``), where the user's code runs too. Guards may nest or overlap
+    in threads; the last to end restores ``os._exit``. A process forked while guarded (a
+    worker) inherits the guard, which is its parent's (its ``os._exit`` exits): a guard of
+    its own starts the count anew, for its own pid."""
     global _guards, _guard_pid, _real_exit
     with _guard_lock:
+        if _guard_pid != os.getpid():  # forked from a guarded process: the count is its
+            _guards = 0
         if _guards == 0:
-            _guard_pid, _real_exit = os.getpid(), os._exit
+            if os._exit is not _guarded_exit:  # else forked while guarded: _real_exit is known
+                _real_exit = os._exit
+            _guard_pid = os.getpid()
             _set_exit(_guarded_exit)
         _guards += 1
-    token = _run_task.set((os.getpid(), task))
     try:
         yield
     finally:
-        _run_task.reset(token)
         with _guard_lock:
             _guards -= 1
             if _guards == 0 and os._exit is _guarded_exit:  # unless replaced meanwhile

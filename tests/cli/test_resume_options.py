@@ -124,3 +124,26 @@ def test_an_interrupted_run_resumes_given_the_default_repeat(tmp_path: Path) -> 
     assert again.returncode == 0, out + err
     assert f"{EARLY + LATE} tests: {EARLY + LATE} passed" in out
     assert stored(db) == EARLY + LATE
+
+
+def test_k_is_compared_by_what_it_selects(assay_cli: RunCli, tmp_path: Path) -> None:
+    """-k matches names without case, so its words compare without case (and without the
+    spacing or quotes they were typed with); its operators are words only in lower case."""
+    write_suite(tmp_path)
+    rid = started(assay_cli, "-k", "Alpha or beta")
+    assert resumed(assay_cli, rid, "-k", "ALPHA or 'Beta'").startswith("2 tests: 2 passed")
+    refused(assay_cli, rid, "-k", "with -k 'Alpha or beta'", "-k", "alpha OR beta")
+    refused(assay_cli, rid, "-k", "with -k 'Alpha or beta'", "-k", "alpha and beta")
+
+
+def test_only_failed_is_compared_by_the_run_it_names(assay_cli: RunCli, tmp_path: Path) -> None:
+    """A run id and a prefix of it name the same run: either may start and the other resume."""
+    write_suite(tmp_path)
+    (tmp_path / "echo.py").write_text("def respond(query, session_id):\n    return 'x'\n")
+    assert assay_cli("run", "suite.yaml").returncode == 1
+    failing = str(json.loads(assay_cli("runs", "--json").stdout)[0]["id"])
+    write_suite(tmp_path)  # the agent mended: the re-runs pass
+    for at_start, at_resume in [(failing[:12], failing), (failing, failing[:8])]:
+        rid = started(assay_cli, "--only-failed", at_start)
+        assert resumed(assay_cli, rid, "--only-failed", at_resume).startswith("3 tests: 3 passed")
+    refused(assay_cli, rid, "--only-failed", f"with --only-failed {failing}", "--only-failed", rid)

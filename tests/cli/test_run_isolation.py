@@ -85,6 +85,32 @@ def test_a_grader_that_exits_or_cancels_itself_fails_only_its_metric(
     assert failed["error"] == error and failed["passed"] is False and failed["score"] is None
 
 
+@pytest.mark.parametrize(
+    ("agent", "grader"),
+    [("os_exits_on_b", None), ("async_os_exits_on_b", None), ("echo", "os_exits_on_b")],
+)
+def test_os_exit_on_a_worker_fails_only_its_turn_or_metric(
+    assay_cli: RunCli, tmp_path: Path, agent: str, grader: str | None
+) -> None:
+    """On a worker of ``--workers 2`` as in one process. Before, the worker exited, and its
+    tests in flight had no result (exit 3)."""
+    path = suite(tmp_path, agent, tests="abcd")
+    if grader is not None:
+        metrics = f"metrics: [{{type: code, grader: 'tests.metrics.hostile_graders:{grader}'}}]"
+        path.write_text(path.read_text().replace("tests:", f"{metrics}\ntests:"))
+    code, stderr, report = run_report(assay_cli, tmp_path, str(path), "--workers", "2")
+    assert code == 1, stderr
+    assert "running on 2 worker processes (--workers)" in stderr
+    assert report["run"]["status"] == "completed"
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert sorted(by_name) == ["a", "b", "c", "d"]
+    assert [by_name[t]["passed"] for t in "abcd"] == [True, False, True, True]
+    if grader is None:
+        assert by_name["b"]["errors"] == [f"Agent invocation error: {EXITED}"]
+    else:
+        assert [m["error"] for m in by_name["b"]["metric_results"]] == [EXITED]
+
+
 def test_sys_exit_out_of_the_event_loop_is_never_a_pass(assay_cli: RunCli, tmp_path: Path) -> None:
     path = suite(tmp_path, "exits_from_a_callback_on_b")
     store = f"sqlite:///{tmp_path / 'a.db'}"

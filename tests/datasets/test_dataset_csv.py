@@ -3,12 +3,13 @@ embedded newlines, spreadsheet row numbers, malformed quoting, non-UTF-8 text.""
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from assay.datasets import load_dataset, validate_dataset
+from assay.datasets import _read_csv, load_dataset, validate_dataset
 from assay.errors import DatasetError
 
 CsvFile = Callable[..., Path]
@@ -151,6 +152,23 @@ def test_a_cell_larger_than_the_csv_module_default_limit(csv_file: CsvFile) -> N
     context = "x" * 200_000
     dataset = load_dataset(csv_file(f"Question,context\nQ,{context}\n"))
     assert dataset.rows[0].context == context
+
+
+def test_a_cell_past_the_field_size_limit_is_named_with_its_fix(
+    csv_file: CsvFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Said as too long, not as bad quoting. The limit is lowered here: assay's own (2**31 - 1
+    characters) takes a file of gigabytes to pass."""
+    monkeypatch.setattr(_read_csv, "FIELD_SIZE_LIMIT", 1000)
+    path = csv_file(f"Question,context\nQ1,short\nQ2,{'x' * 1001}\n")
+    try:
+        problems = _problems(path)
+    finally:  # the csv module's limit is process wide: put back assay's
+        csv.field_size_limit(_read_csv.FIELD_SIZE_LIMIT)
+    assert problems == [
+        f"{path}: row 3: a cell is longer than 1,000 characters, the most a CSV cell may hold: "
+        "shorten it, or save the dataset as JSONL, which has no such limit"
+    ]
 
 
 def test_commas_inside_quoted_header_names_do_not_decide_the_delimiter(csv_file: CsvFile) -> None:

@@ -287,6 +287,22 @@ def test_unreadable_or_empty_sets_exit_2(write: Callable[[str, str], Path]) -> N
     )
 
 
+def test_a_cell_past_the_csv_field_size_limit_is_named_by_its_row(
+    write: Callable[[str, str], Path],
+) -> None:
+    """The csv module refuses a cell of more than 131,072 characters (its default limit):
+    the file and row are named, as the importer names a row, with what to do."""
+    rows = [["prompt_content", "expected_response"], ["hello", "hi"], ["x" * 131_073, "ok"]]
+    source = write("set.csv", _csv(rows))
+    run = run_import("rhesis", source)
+    assert run.code == 2
+    assert run.stderr.strip() == (
+        f"error: {source}: cannot read the test set: row 3: a cell is longer than 131,072 "
+        "characters, the most a CSV cell may hold: shorten it, or export the test set as JSON "
+        "or JSONL, which have no such limit"
+    )
+
+
 @pytest.mark.parametrize(
     ("kind", "suffix"),
     [("missing", ".csv"), ("folder", ".csv"), ("not UTF-8", ".csv")]

@@ -7,13 +7,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
+from pathlib import Path
 
 import pytest
 
-from assay._isolation import MESSAGE_LIMIT, described, user_code_guarded
+from assay._isolation import (
+    MESSAGE_LIMIT,
+    ExitCalled,
+    described,
+    exit_guarded,
+    user_code_guarded,
+)
 from assay.cases import parse_suite
 from assay.results.models import TestResult
-from assay.runner import CaseSettings, run_case
+from assay.runner import CaseSettings, forking, run_case
 from assay.targets.python import PythonTarget
 from tests.runner.hostile_agents import in_a_run
 
@@ -102,6 +110,35 @@ async def test_the_guard_is_the_run_process_own_and_is_undone_after() -> None:
     assert os._exit is real
 
 
+async def test_a_process_forked_while_guarded_guards_itself() -> None:
+    """A worker forked from the run's process inherits its guard, under which its own
+    ``os._exit`` exits (its pid is not the run's); a guard of its own makes it ``ExitCalled``
+    there, while a fork of the worker still exits for real."""
+    real = os._exit
+    task = asyncio.current_task()
+    assert task is not None
+    with user_code_guarded(task):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child, the worker: it must never return
+            code = 1
+            try:
+                with exit_guarded():
+                    try:
+                        os._exit(9)
+                    except ExitCalled as exc:
+                        grandchild = os.fork()
+                        if grandchild == 0:
+                            os._exit(7)
+                        status = os.waitpid(grandchild, 0)[1]
+                        if exc.code == 9 and os.waitstatus_to_exitcode(status) == 7:
+                            code = 0
+                code = code if os._exit is real else 2  # the guard undone after
+            finally:
+                real(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert os._exit is real
+
+
 @pytest.mark.parametrize(
     ("query", "error"),
     [
@@ -169,3 +206,27 @@ def test_described_clips_both_as_describe_does() -> None:
     assert len(text) == len(message) == MESSAGE_LIMIT == 2000
     assert text == "ValueError: " + "x" * (2000 - 13) + "…"
     assert message == "x" * 1999 + "…"
+
+
+def test_os_exit_on_a_fresh_worker_fails_only_its_turn(tmp_path: Path) -> None:
+    """A worker started as a fresh interpreter (the run's process runs other threads, so
+    its workers are not forks) inherits no guard: it guards itself as a forked one does
+    (``tests/cli/test_run_isolation.py`` runs forked ones)."""
+    import assay
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        f"name: s\ntarget: {{python: '{AGENTS}:os_exits_on_b'}}\ntests:\n"
+        + "".join(f"  - {{name: {t}, input: {t}, ground_truth: ok}}\n" for t in "abcd")
+    )
+    other = threading.Event()
+    threading.Thread(target=other.wait, daemon=True).start()
+    try:
+        assert not forking.can_fork()
+        report = assay.run(suite, workers=2, store=f"sqlite:///{tmp_path / 'a.db'}")
+    finally:
+        other.set()
+    assert report.run.status == "completed"
+    by_name = {r.test_name: r for r in report.results}
+    assert [by_name[t].passed for t in "abcd"] == [True, False, True, True]
+    assert by_name["b"].errors == [f"Agent invocation error: {EXITED}"]

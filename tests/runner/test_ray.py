@@ -41,16 +41,23 @@ def test_ray_gives_the_one_process_report(tmp_path: Path) -> None:
 
 
 AGENT = """
+import os
+
 memory = {}
 
 def respond(query, session_id):
+    if query == "exit":
+        os._exit(0)
     said = memory.setdefault(session_id, [])
     said.append(query)
     return "first was " + said[0] if query == "first?" else "ok " + query
 """
+EXITED = "Agent invocation error: os._exit(0) (it would have ended the run)"
 
 
 def test_a_python_agent_beside_the_suite_runs_on_ray(tmp_path: Path) -> None:
+    """... and its ``os._exit`` fails its own turn, as in one process (before, it ended the
+    Ray worker, and the task's tests not yet sent had no result)."""
     (tmp_path / "beside.py").write_text(AGENT)
     lines = ["name: py", "target: {python: 'beside:respond'}", "tests:"]
     lines += [f"  - {{name: s{i}, input: q{i}, ground_truth: 'ok q{i}'}}" for i in range(6)]
@@ -59,13 +66,16 @@ def test_a_python_agent_beside_the_suite_runs_on_ray(tmp_path: Path) -> None:
         "    turns:",
         "      - {input: a, ground_truth: 'ok a'}",
         "      - {input: 'first?', ground_truth: 'first was a'}",
+        "  - {name: exits, input: exit}",
     ]
     (tmp_path / "suite.yaml").write_text("\n".join(lines) + "\n")
     done = run(tmp_path, "run", "suite.yaml", "--executor", "ray", "--out", "r.json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     assert "running on one Ray task per CPU of the cluster" in done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["summary"]["total_tests"] == 7 and report["summary"]["passed"] == 7
+    assert report["summary"]["total_tests"] == 8 and report["summary"]["passed"] == 7
+    (exited,) = [r for r in report["results"] if r["test_name"] == "exits"]
+    assert exited["status"] == "error" and exited["errors"] == [EXITED]
 
 
 def test_without_ray_the_option_says_how_to_install_it(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.runner.select import KeywordError, keyword_matcher
+from assay.runner.keywords import KeywordError, keyword_matcher
 
 NAMES = ["alpha", "beta", "alpha-beta", "Gamma ray"]
 

@@ -70,12 +70,26 @@ def _numbered(
                 yield number, cells
         except csv.Error as exc:
             row = number + 1
+            long_cell = cell_too_long(exc)
+            if long_cell is not None:
+                fix = "shorten it, or save the dataset as JSONL, which has no such limit"
+                raise fail(source, f"{long_cell}: {fix}", f"row {row}") from None
             raise fail(
                 source,
                 f"malformed CSV ({exc}): a field that starts with a quote must end with one, "
                 'and a quote inside a quoted field is written twice ("")',
                 f"row {row}",
             ) from None
+
+
+def cell_too_long(exc: csv.Error) -> str | None:
+    """``exc`` said as the csv module's refusal of a cell past its field size limit (process
+    wide: the limit in effect is the one named), or None when it is another error."""
+    if not str(exc).startswith("field larger than field limit"):
+        return None
+    return (
+        f"a cell is longer than {csv.field_size_limit():,} characters, the most a CSV cell may hold"
+    )
 
 
 @contextmanager

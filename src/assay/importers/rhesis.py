@@ -35,6 +35,7 @@ from typing import Any
 from assay._json import load_bounded
 from assay.cases._yaml import read_source
 from assay.config import DEFAULT_MAX_TURNS, MAX_MAX_TURNS
+from assay.datasets._read_csv import cell_too_long
 from assay.datasets._read_jsonl import json_lines, not_json
 from assay.errors import ConfigError, Problem
 from assay.importers.base import Imported, Names, Unmapped, plain, text
@@ -109,8 +110,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
     data = read_source(path, encoding="utf-8-sig")  # a BOM, as Excel writes CSV, dropped
     try:
         if suffix == ".csv":
-            reader = csv.DictReader(io.StringIO(data, newline=""), delimiter=_delimiter(data))
-            return [(reader.line_num, dict(r)) for r in reader]
+            return _read_csv(data, source)
         if suffix == ".jsonl":
             return _read_lines(data, source)
         if suffix == ".json":
@@ -119,7 +119,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
             if not isinstance(entries, list):
                 raise ValueError("expected an array of tests, or an object with `tests`")
             return list(enumerate(entries, 1))
-    except (csv.Error, ValueError, ValueLimitError) as exc:
+    except (ValueError, ValueLimitError) as exc:
         raise ConfigError([Problem(source, "", f"cannot read the test set: {exc}")]) from None
     raise AssertionError(suffix)  # SUFFIXES has no other
 
@@ -133,6 +133,21 @@ def _delimiter(data: str) -> str:
         return csv.Sniffer().sniff(data[:4096], delimiters=",;\t|").delimiter
     except csv.Error:  # one column, or no delimiter used consistently
         return ","
+
+
+def _read_csv(data: str, source: str) -> list[tuple[int, dict[str, Any]]]:
+    """A CSV test set's rows, each numbered by its line as Rhesis's import names rows; a row
+    the csv module cannot read is named by the line it stopped at."""
+    reader = csv.DictReader(io.StringIO(data, newline=""), delimiter=_delimiter(data))
+    try:
+        return [(reader.line_num, dict(r)) for r in reader]
+    except csv.Error as exc:
+        why = cell_too_long(exc)
+        if why is not None:
+            why += ": shorten it, or export the test set as JSON or JSONL, which have no such limit"
+        # the DictReader's own line_num is the last row it gave; its reader's, the line it read
+        message = f"cannot read the test set: row {reader.reader.line_num}: {why or exc}"
+        raise ConfigError([Problem(source, "", message)]) from None
 
 
 def _read_lines(data: str, source: str) -> list[tuple[int, Any]]:

@@ -43,7 +43,7 @@ from assay.runner.request import (
     fingerprint,
 )
 from assay.runner.scheduler import ResultSink, run_cases
-from assay.runner.select import failed_tests, rerun_request, select_cases
+from assay.runner.select import failed_tests, rerun_id, rerun_request, select_cases
 from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
 from assay.runner.writer import ResultWriter, encode_result
@@ -155,7 +155,9 @@ class RunJob:
                 ]
             )
         if self.resume_id is not None:  # the suite is the run's: its execution.repeat too
-            started.check_kept(given, self.resume_id, suite_execution)
+            started.check_kept(
+                given, self.resume_id, suite_execution, lambda ref: rerun_id(store, ref)
+            )
         self.repeat = execution.repeat
         self.concurrency = execution.concurrency
         options = request.options

@@ -25,6 +25,7 @@ from assay.cases._problems import pydantic_problems
 from assay.config import ExecutionConfig, ModelConfig
 from assay.errors import ConfigError, Problem
 from assay.run_options import RunOptions
+from assay.runner.keywords import keyword_selection
 from assay.secrets import REDACTOR
 from assay.target_config import TargetConfig
 
@@ -106,14 +107,17 @@ class RunRequest:
         endpoints_now = {name: getattr(given.options, name) for name in ENDPOINT_OPTIONS}
         return RunRequest(suite, RunOptions(**{**stored, **anew, **endpoints_now}))
 
-    def check_kept(self, given: RunOptions, run_id: str, suite: ExecutionConfig) -> None:
+    def check_kept(
+        self, given: RunOptions, run_id: str, suite: ExecutionConfig, run_ids: Callable[[str], str]
+    ) -> None:
         """Refuse a resume given a ``FIXED_ON_RESUME`` option (after ``--dataset``) whose
         value differs from the run's. Values are compared as they take effect, an option
         left out at the start being its default: ``--repeat 1`` resumes a run started
-        without ``--repeat`` from a suite whose ``execution.repeat`` (``suite``) is 1, and
-        tags are compared as a set, without case, as they select."""
-        started = _in_effect(self.options, suite)
-        for name, value in _in_effect(given, suite).items():
+        without ``--repeat`` from a suite whose ``execution.repeat`` (``suite``) is 1; tags
+        are compared as a set, without case, and ``-k`` words without case, as they select;
+        ``--only-failed`` ids as the full id ``run_ids`` gives (a prefix names the run too)."""
+        started = _in_effect(self.options, suite, run_ids)
+        for name, value in _in_effect(given, suite, run_ids).items():
             if getattr(given, name) not in (None, []) and value != started[name]:
                 flag = _FLAGS.get(name, f"--{name}")
                 raise _refuse(run_id, flag, f"it was started {self._with(name, suite)}")
@@ -172,12 +176,18 @@ class RunRequest:
         return " ".join(part for part in parts if part)
 
 
-def _in_effect(options: RunOptions, suite: ExecutionConfig) -> dict[str, object]:
+def _in_effect(
+    options: RunOptions, suite: ExecutionConfig, run_ids: Callable[[str], str]
+) -> dict[str, object]:
     """The ``FIXED_ON_RESUME`` options after ``--dataset``, as they take effect with the
     suite's ``execution:``: what a resume compares."""
     values: dict[str, object] = {name: getattr(options, name) for name in FIXED_ON_RESUME[1:]}
     values["repeat"] = options.execution(suite).repeat
     values["tags"] = {tag.casefold() for tag in options.tags}
+    if options.keyword is not None:
+        values["keyword"] = keyword_selection(options.keyword)
+    if options.only_failed is not None:
+        values["only_failed"] = run_ids(options.only_failed)
     return values
 
 

@@ -22,11 +22,12 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
+from assay._isolation import ExitCalled, describe, exit_guarded
 from assay.cases.models import TestCase
 from assay.net.limits import share_limits
 from assay.results.models import TestResult
@@ -114,12 +115,21 @@ class _Shard:
         return encoded(position, result)
 
 
+@contextlib.asynccontextmanager
+async def _opened(spec: ShardSpec) -> AsyncIterator[_Shard]:
+    """The shard, open, with ``os._exit`` guarded as in the run's process: the user's code
+    (the agent's import included) fails its own turn or metric, not the worker."""
+    with exit_guarded():
+        async with _Shard(spec) as shard:
+            yield shard
+
+
 async def run_slots(
     spec: ShardSpec, slots: Iterable[Slot], emit: Callable[[Encoded], None]
 ) -> None:
     """Run the given slots, ``spec.concurrency`` at a time; each result to ``emit`` as it
     finishes (a Ray task's shard, given whole)."""
-    async with _Shard(spec) as shard:
+    async with _opened(spec) as shard:
         work = [(position, spec.cases[index], r) for position, index, r in slots]
 
         def on_result(position: int, result: TestResult) -> None:
@@ -147,7 +157,7 @@ async def serve(spec: ShardSpec, inbox: Connection, outbox: Connection) -> None:
                 outbox.send(list(finished))
             finished.clear()
 
-    async with _Shard(spec) as shard:
+    async with _opened(spec) as shard:
 
         async def one(slot: Slot) -> None:
             encoded = await shard.run(slot)
@@ -195,9 +205,8 @@ def work(spec: ShardSpec, inbox: Connection, outbox: Connection) -> int:
         asyncio.run(serve(spec, inbox, outbox))
     except (BrokenPipeError, ConnectionResetError):
         return 0  # the driver is gone
-    except Exception as exc:  # said to the driver, which fails the run with it
-        from assay._isolation import describe
-
+    # said to the driver, which fails the run with it (os._exit outside any turn too)
+    except (Exception, ExitCalled) as exc:
         with contextlib.suppress(OSError):
             outbox.send(f"worker {spec.index + 1} failed: {describe(exc)}")
         return 3
