@@ -13,7 +13,8 @@ Connection failures and 429/500/502/503/504 are retried (``Retry-After`` honoure
 error statuses and timeouts are not (a timed-out turn may have done its work). Whatever
 stops it raises ``RequestFailed``, whose message names the status, the URL and a short
 excerpt of the body, never the request headers, and is passed through ``REDACTOR``.
-What ``read`` raises (a malformed reply, say) passes through unchanged.
+What ``read`` raises (a malformed reply, say) passes through unchanged. Redirects are
+followed by ``assay.net.redirects``, which keeps credentials to the request's origin.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from assay._words import clipped
 from assay.net.body import ReplyBody, ReplyTooLarge, reply_limit_bytes
 from assay.net.deadlines import turn_deadline
 from assay.net.limits import EndpointLimiter
+from assay.net.redirects import REDIRECT_STATUSES, RedirectFailed, follow_redirects
 from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status
 from assay.secrets import REDACTOR
 
@@ -147,8 +149,6 @@ def _describe(exc: aiohttp.ClientError) -> str:
         return "connection refused"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
-    if isinstance(exc, aiohttp.TooManyRedirects):
-        return f"too many redirects, the last to {exc.request_info.real_url}"
     if isinstance(cause, OSError) and cause.strerror:
         return cause.strerror
     return str(exc) or type(exc).__name__
@@ -205,20 +205,42 @@ async def send_request(
                 with _NO_DEADLINE if idle_timeout else turn_deadline(timeout_s):
                     sent = time.perf_counter()
                     async with client.request(
-                        method, target, timeout=timeout, headers=headers, data=data, params=params
-                    ) as response:
-                        body = ReplyBody(response, limit)
-                        if response.status < 400:
-                            return await read(body, sent)
-                        shown = excerpt(await body.prefix(_EXCERPT_BYTES))
-                        failure = RequestFailed(
-                            f"HTTP {response.status} from {url}: {shown}",
-                            "status",
-                            response.status,
-                            response.headers.get("Retry-After"),
-                        )
-                        if not is_retryable_status(response.status):
-                            raise failure
+                        method,
+                        target,
+                        timeout=timeout,
+                        headers=headers,
+                        data=data,
+                        params=params,
+                        allow_redirects=False,  # followed below, credentials kept to the origin
+                    ) as first:
+                        response = first
+                        if first.status in REDIRECT_STATUSES:  # all a reply that is not pays
+                            response = await follow_redirects(
+                                client,
+                                first,
+                                url,
+                                method,
+                                headers=headers,
+                                data=data,
+                                timeout=timeout,
+                            )
+                        try:
+                            body = ReplyBody(response, limit)
+                            if response.status < 400:
+                                return await read(body, sent)
+                            shown = excerpt(await body.prefix(_EXCERPT_BYTES))
+                            failure = RequestFailed(
+                                f"HTTP {response.status} from {url}: {shown}",
+                                "status",
+                                response.status,
+                                response.headers.get("Retry-After"),
+                            )
+                            if not is_retryable_status(response.status):
+                                raise failure
+                        finally:
+                            if response is not first:  # the end of redirects: released here
+                                response.release()
+                                await response.wait_for_close()
             finally:
                 if slots is not None:
                     slots.release()
@@ -228,11 +250,13 @@ async def send_request(
             raise RequestFailed(
                 f"{exc} from {url} (max_reply_mb sets the limit)", "reply"
             ) from None
+        except RedirectFailed as exc:
+            raise RequestFailed(f"request to {url} failed: {exc}", "request") from None
         except aiohttp.ClientConnectorError as exc:  # never connected
             failure = RequestFailed(f"cannot reach {url}: {_describe(exc)}", "connect")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             failure = RequestFailed(f"lost the connection to {url}: {_describe(exc)}", "connect")
-        except aiohttp.ClientError as exc:  # an invalid URL, too many redirects, ...
+        except aiohttp.ClientError as exc:  # an invalid URL, ...
             raise RequestFailed(f"request to {url} failed: {_describe(exc)}", "request") from None
         if attempt + 1 < policy.attempts:
             await asyncio.sleep(backoff_delay(policy, attempt, failure.retry_after))
