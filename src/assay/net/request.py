@@ -9,8 +9,9 @@
 ``read`` gets a ``ReplyBody``, which reads at most ``max_reply_bytes`` after decompression
 (over a whole stream); a longer reply fails the request (``reply larger than 10 MB``), as
 does one that is not JSON, not UTF-8 or nested too deeply for ``decode_json``.
-Connection failures and 429/500/502/503/504 are retried (``Retry-After`` honoured); other
-error statuses and timeouts are not (a timed-out turn may have done its work). Whatever
+Connection failures before a reply's status and 429/500/502/503/504 are retried
+(``Retry-After`` honoured); other error statuses, timeouts and a connection lost once a
+reply has begun are not (the server may have done the work: sending it again repeats it). Whatever
 stops it raises ``RequestFailed``, whose message names the status, the URL and a short
 excerpt of the body, never the request headers, and is passed through ``REDACTOR``.
 What ``read`` raises (a malformed reply, say) passes through unchanged. Redirects are
@@ -42,7 +43,8 @@ from assay.secrets import REDACTOR
 
 T = TypeVar("T")
 Reader = Callable[[ReplyBody, float], Awaitable[T]]  # (body, t_sent)
-FailureKind = Literal["status", "connect", "timeout", "request", "reply"]
+# "cut": the connection was lost once a reply had begun (its status came)
+FailureKind = Literal["status", "connect", "cut", "timeout", "request", "reply"]
 
 EXCERPT_CHARS = 200
 _EXCERPT_BYTES = 16_384
@@ -197,7 +199,9 @@ async def send_request(
     timeout = _idle_timeout(timeout_s) if idle_timeout else _NO_CLIENT_TIMEOUT
     target: str | URL = url if request_url is None else request_url
     failure: RequestFailed | None = None
+    response: aiohttp.ClientResponse | None = None
     for attempt in range(policy.attempts):
+        response = None  # the reply, once its status has come (not a redirect's)
         try:
             # the slots a slot was taken from: released to them, not looked up again
             slots = None if limiter is None else limiter.enter_nowait() or await limiter.acquire()
@@ -213,9 +217,10 @@ async def send_request(
                         params=params,
                         allow_redirects=False,  # followed below, credentials kept to the origin
                     ) as first:
-                        response = first
-                        if first.status in REDIRECT_STATUSES:  # all a reply that is not pays
-                            response = await follow_redirects(
+                        response = (
+                            first
+                            if first.status not in REDIRECT_STATUSES  # all a reply that is not pays
+                            else await follow_redirects(
                                 client,
                                 first,
                                 url,
@@ -224,6 +229,7 @@ async def send_request(
                                 data=data,
                                 timeout=timeout,
                             )
+                        )
                         try:
                             body = ReplyBody(response, limit)
                             if response.status < 400:
@@ -255,6 +261,12 @@ async def send_request(
         except aiohttp.ClientConnectorError as exc:  # never connected
             failure = RequestFailed(f"cannot reach {url}: {_describe(exc)}", "connect")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            if response is not None:  # the agent has the request: sending it again repeats it
+                raise RequestFailed(
+                    f"lost the connection to {url} after it began to reply "
+                    f"(HTTP {response.status}): {_describe(exc)}",
+                    "cut",
+                ) from None
             failure = RequestFailed(f"lost the connection to {url}: {_describe(exc)}", "connect")
         except aiohttp.ClientError as exc:  # an invalid URL, ...
             raise RequestFailed(f"request to {url} failed: {_describe(exc)}", "request") from None
