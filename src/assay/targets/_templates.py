@@ -8,8 +8,9 @@ for ``{{ history }}`` and ``{{ files }}``, a number for ``{{ turn_index }}``); a
 string renders to a string. Unknown variables and syntax errors are found when the target
 is built (exit 2), with the field path; render failures during a run fail the turn.
 
-Header values may also carry ``${VAR}`` from the environment (the suite loader substitutes
-them first; targets built in code get the same here). Values substituted that way, and the
+Header values may also carry ``${VAR}`` from the environment: the suite loader substitutes
+them (and the target not again, ``HttpTarget.env_substituted``); a target built in code gets
+the same here. Values substituted that way, and the
 values of credential headers (``assay.secrets.is_secret_name``), are registered with
 ``REDACTOR``.
 """

@@ -314,10 +314,14 @@ class HttpTarget(ClientTarget):
                 host_port(config.url)
             except ValueError as exc:
                 raise ConfigError([Problem("suite", f"{where}.url", str(exc))]) from None
-        headers = {
-            name: substitute_env(value, f"{where}.headers.{name}")
-            for name, value in config.headers.items()
-        }
+        headers = (
+            dict(config.headers)  # once is all: a value from ${VAR} may hold "${" itself
+            if config.env_substituted
+            else {
+                name: substitute_env(value, f"{where}.headers.{name}")
+                for name, value in config.headers.items()
+            }
+        )
         for name, value in headers.items():
             register_header_secrets(name, value)
         REDACTOR.add(*url_secrets(config.url))
