@@ -308,7 +308,7 @@ class HttpTarget(ClientTarget):
     ) -> None:
         self.config = config
         self.variables = dict(variables or {})
-        self.url = compile_text(config.url, f"{where}.url")
+        self.url = compile_text(config.url, f"{where}.url", url=True)
         if self.url.constant:
             try:
                 host_port(config.url)
