@@ -10,6 +10,8 @@ from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -29,6 +31,11 @@ class ResponseMapping(Strict):
     session_id: str | None = None
 
 
+# The validation context of a suite whose ``${VAR}``s the loader has substituted
+# (``assay.cases.loader``): a value that came from one is not read for another.
+ENV_SUBSTITUTED: dict[str, Any] = {"env_substituted": True}
+
+
 class HttpTarget(Strict):
     url: str
     method: Literal["POST", "GET", "PUT"] = "POST"
@@ -41,6 +48,18 @@ class HttpTarget(Strict):
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
+    _env_substituted: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _note_substitution(self, info: ValidationInfo) -> HttpTarget:
+        self._env_substituted = bool(info.context and info.context.get("env_substituted"))
+        return self
+
+    @property
+    def env_substituted(self) -> bool:
+        """Whether ``${VAR}`` in ``headers`` was substituted already (by the suite loader);
+        the target substitutes those of a config built in code."""
+        return self._env_substituted
 
 
 TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"  # what OpenAI's API takes as a function's name

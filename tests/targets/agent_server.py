@@ -205,6 +205,7 @@ def agent_server() -> Iterator[AgentServer]:
     app.router.add_route("*", "/chat", server.handle)
     app.router.add_route("*", "/echo-headers", _echo_headers)
     app.router.add_route("*", "/echo", functools.partial(_echo, server))
+    app.router.add_route("*", "/echo/{tail:.*}", functools.partial(_echo, server))
     app.router.add_route("*", "/loop", _redirect_loop)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app, access_log=None)

@@ -1,5 +1,6 @@
 """``${VAR}`` and ``${VAR:-default}``: one rule for the suite loader and the http target.
-The target used to send ``''`` for an empty VAR where the loader took the default."""
+The target used to send ``''`` for an empty VAR where the loader took the default, and to
+substitute a suite's header a second time (a value holding ``${`` was read again)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from assay._env_vars import expand
 from assay.cases import parse_suite
 from assay.target_config import HttpTarget as HttpConfig
+from assay.targets import make_target
 from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget
 from tests.targets.agent_server import FAST_RETRY, AgentServer
@@ -60,3 +62,36 @@ async def test_the_loader_and_the_http_target_read_it_alike(
 def test_an_unset_variable_without_default_is_named() -> None:
     found = expand("${ASSAY_TEST_SURELY_UNSET}", {})
     assert (found.text, found.missing) == ("", ["ASSAY_TEST_SURELY_UNSET"])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "abc${ENV_ONCE_INNER}",  # used to be sent as abc<ENV_ONCE_INNER's value>
+        "p@ss${ENV_ONCE_SURELY_UNSET}",  # used to fail: "ENV_ONCE_SURELY_UNSET is not set"
+        "x${y",
+    ],
+)
+async def test_a_suite_header_is_substituted_once(
+    value: str, server: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENV_ONCE_KEY", value)
+    monkeypatch.setenv("ENV_ONCE_INNER", "inner-value")
+    monkeypatch.delenv("ENV_ONCE_SURELY_UNSET", raising=False)
+    headers = {"X-Key": "${ENV_ONCE_KEY}", "X-Both": "k=${ENV_ONCE_KEY};t={{ turn_id }}"}
+    loaded = parse_suite(
+        {"name": "s", "target": {"http": {"url": server.chat_url, "headers": headers}}},
+        "suite.yaml",
+    )
+    assert loaded.suite.target is not None
+    target = make_target(loaded.suite.target, retries=FAST_RETRY)
+    await target.start()
+    try:
+        await target.session("s").send(
+            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
+        )
+    finally:
+        await target.aclose()
+    (seen,) = server.requests
+    assert seen.headers["X-Key"] == value
+    assert seen.headers["X-Both"] == f"k={value};t=1"

@@ -20,6 +20,7 @@ from assay.config import MetricSpec, Suite, TestSpec
 from assay.errors import ConfigError, Problem
 from assay.plugins import load_plugins
 from assay.secrets import Redactor
+from assay.target_config import ENV_SUBSTITUTED
 
 _PLUGINS = TypeAdapter(list[config.PluginModule])
 _METRICS = TypeAdapter(list[MetricSpec])
@@ -123,7 +124,8 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
 def _check_top(resolved: dict[str, Any], source: str, problems: list[Problem]) -> Suite | None:
     """The suite without its tests (checked one by one in ``_check_tests``)."""
     try:
-        return Suite.model_validate({k: v for k, v in resolved.items() if k != "tests"})
+        top = {k: v for k, v in resolved.items() if k != "tests"}
+        return Suite.model_validate(top, context=ENV_SUBSTITUTED)
     except ValidationError as exc:
         problems += pydantic_problems(source, exc, model=Suite, root=Suite)
         return None

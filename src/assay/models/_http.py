@@ -3,9 +3,9 @@ limits, a timeout, a bounded reply), retried here in one loop with backoff on 42
 connection errors (``Retry-After`` honoured).
 
 A model call is idempotent, so unlike a target's turn a timed-out call is retried too (at
-temperature 0 only once: the identical request tends to run away again). Every failure (a
-reply over ``max_reply_mb``, one that is not a JSON object, ...) becomes a
-``JudgeError`` whose text names no header and is redacted.
+temperature 0 only once: the identical request tends to run away again), as is one whose
+reply was cut short. Every failure (a reply over ``max_reply_mb``, one that is not a JSON
+object, ...) becomes a ``JudgeError`` whose text names no header and is redacted.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _hint(exc: RequestFailed, url: str) -> str:
 def _retryable(exc: RequestFailed) -> bool:
     if exc.kind == "status":
         return exc.status is not None and is_retryable_status(exc.status)
-    return exc.kind in ("connect", "timeout")
+    return exc.kind in ("connect", "cut", "timeout")  # a model call is idempotent
 
 
 _ONE_TRY = RetryPolicy(0)  # send_request tries once: post_json retries, weighing each failure

@@ -8,8 +8,9 @@
   ``ReplyTooLarge``.
 - ``session``: ``open_client_session`` (one aiohttp session per caller), ``check_reachable``,
   ``endpoint_key``.
-- ``request``: ``send_request`` (limits + timeout + size limit + retries),
-  ``RequestFailed``, ``decode_json``.
+- ``request``: ``send_request`` (limits + timeout + size limit + retries + redirects),
+  ``RequestFailed``, ``decode_json``; ``redirects`` follows redirects for it, credentials
+  kept to the request's origin.
 - ``sse``: ``sse_data`` (the data payloads of a server-sent event stream) and
   ``collect_stream`` (a stream folded into one reply, with time to first token).
 

@@ -9,11 +9,13 @@
 ``read`` gets a ``ReplyBody``, which reads at most ``max_reply_bytes`` after decompression
 (over a whole stream); a longer reply fails the request (``reply larger than 10 MB``), as
 does one that is not JSON, not UTF-8 or nested too deeply for ``decode_json``.
-Connection failures and 429/500/502/503/504 are retried (``Retry-After`` honoured); other
-error statuses and timeouts are not (a timed-out turn may have done its work). Whatever
+Connection failures before a reply's status and 429/500/502/503/504 are retried
+(``Retry-After`` honoured); other error statuses, timeouts and a connection lost once a
+reply has begun are not (the server may have done the work: sending it again repeats it). Whatever
 stops it raises ``RequestFailed``, whose message names the status, the URL and a short
 excerpt of the body, never the request headers, and is passed through ``REDACTOR``.
-What ``read`` raises (a malformed reply, say) passes through unchanged.
+What ``read`` raises (a malformed reply, say) passes through unchanged. Redirects are
+followed by ``assay.net.redirects``, which keeps credentials to the request's origin.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ from assay._words import clipped
 from assay.net.body import ReplyBody, ReplyTooLarge, reply_limit_bytes
 from assay.net.deadlines import turn_deadline
 from assay.net.limits import EndpointLimiter
+from assay.net.redirects import REDIRECT_STATUSES, RedirectFailed, follow_redirects
 from assay.net.retry import RetryPolicy, backoff_delay, is_retryable_status
 from assay.secrets import REDACTOR
 
 T = TypeVar("T")
 Reader = Callable[[ReplyBody, float], Awaitable[T]]  # (body, t_sent)
-FailureKind = Literal["status", "connect", "timeout", "request", "reply"]
+# "cut": the connection was lost once a reply had begun (its status came)
+FailureKind = Literal["status", "connect", "cut", "timeout", "request", "reply"]
 
 EXCERPT_CHARS = 200
 _EXCERPT_BYTES = 16_384
@@ -147,8 +151,6 @@ def _describe(exc: aiohttp.ClientError) -> str:
         return "connection refused"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection"
-    if isinstance(exc, aiohttp.TooManyRedirects):
-        return f"too many redirects, the last to {exc.request_info.real_url}"
     if isinstance(cause, OSError) and cause.strerror:
         return cause.strerror
     return str(exc) or type(exc).__name__
@@ -197,7 +199,9 @@ async def send_request(
     timeout = _idle_timeout(timeout_s) if idle_timeout else _NO_CLIENT_TIMEOUT
     target: str | URL = url if request_url is None else request_url
     failure: RequestFailed | None = None
+    response: aiohttp.ClientResponse | None = None
     for attempt in range(policy.attempts):
+        response = None  # the reply, once its status has come (not a redirect's)
         try:
             # the slots a slot was taken from: released to them, not looked up again
             slots = None if limiter is None else limiter.enter_nowait() or await limiter.acquire()
@@ -205,20 +209,44 @@ async def send_request(
                 with _NO_DEADLINE if idle_timeout else turn_deadline(timeout_s):
                     sent = time.perf_counter()
                     async with client.request(
-                        method, target, timeout=timeout, headers=headers, data=data, params=params
-                    ) as response:
-                        body = ReplyBody(response, limit)
-                        if response.status < 400:
-                            return await read(body, sent)
-                        shown = excerpt(await body.prefix(_EXCERPT_BYTES))
-                        failure = RequestFailed(
-                            f"HTTP {response.status} from {url}: {shown}",
-                            "status",
-                            response.status,
-                            response.headers.get("Retry-After"),
+                        method,
+                        target,
+                        timeout=timeout,
+                        headers=headers,
+                        data=data,
+                        params=params,
+                        allow_redirects=False,  # followed below, credentials kept to the origin
+                    ) as first:
+                        response = (
+                            first
+                            if first.status not in REDIRECT_STATUSES  # all a reply that is not pays
+                            else await follow_redirects(
+                                client,
+                                first,
+                                url,
+                                method,
+                                headers=headers,
+                                data=data,
+                                timeout=timeout,
+                            )
                         )
-                        if not is_retryable_status(response.status):
-                            raise failure
+                        try:
+                            body = ReplyBody(response, limit)
+                            if response.status < 400:
+                                return await read(body, sent)
+                            shown = excerpt(await body.prefix(_EXCERPT_BYTES))
+                            failure = RequestFailed(
+                                f"HTTP {response.status} from {url}: {shown}",
+                                "status",
+                                response.status,
+                                response.headers.get("Retry-After"),
+                            )
+                            if not is_retryable_status(response.status):
+                                raise failure
+                        finally:
+                            if response is not first:  # the end of redirects: released here
+                                response.release()
+                                await response.wait_for_close()
             finally:
                 if slots is not None:
                     slots.release()
@@ -228,11 +256,19 @@ async def send_request(
             raise RequestFailed(
                 f"{exc} from {url} (max_reply_mb sets the limit)", "reply"
             ) from None
+        except RedirectFailed as exc:
+            raise RequestFailed(f"request to {url} failed: {exc}", "request") from None
         except aiohttp.ClientConnectorError as exc:  # never connected
             failure = RequestFailed(f"cannot reach {url}: {_describe(exc)}", "connect")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            if response is not None:  # the agent has the request: sending it again repeats it
+                raise RequestFailed(
+                    f"lost the connection to {url} after it began to reply "
+                    f"(HTTP {response.status}): {_describe(exc)}",
+                    "cut",
+                ) from None
             failure = RequestFailed(f"lost the connection to {url}: {_describe(exc)}", "connect")
-        except aiohttp.ClientError as exc:  # an invalid URL, too many redirects, ...
+        except aiohttp.ClientError as exc:  # an invalid URL, ...
             raise RequestFailed(f"request to {url} failed: {_describe(exc)}", "request") from None
         if attempt + 1 < policy.attempts:
             await asyncio.sleep(backoff_delay(policy, attempt, failure.retry_after))

@@ -5,13 +5,15 @@ Strings in ``url``, ``headers`` and ``body`` are templates over ``input``, ``ses
 turn's attached files, ``[{name, mime_type, text, base64}, ...]``) and ``vars``. In a
 body, a value that is exactly ``"{{ expr }}"`` keeps the JSON type of ``expr`` (a list
 for ``{{ history }}`` and ``{{ files }}``, a number for ``{{ turn_index }}``); any other
-string renders to a string. Unknown variables and syntax errors are found when the target
-is built (exit 2), with the field path; render failures during a run fail the turn.
+string renders to a string. In ``url``, each value rendered is percent-encoded
+(``{{ input }}`` arrives as written, in a path segment or a query value); ``{{ x | safe }}``
+inserts x as written. Unknown variables and syntax errors are found when the target is
+built (exit 2), with the field path; render failures during a run fail the turn.
 
-Header values may also carry ``${VAR}`` from the environment (the suite loader substitutes
-them first; targets built in code get the same here). Values substituted that way, and the
-values of credential headers (``assay.secrets.is_secret_name``), are registered with
-``REDACTOR``.
+Header values may also carry ``${VAR}`` from the environment: the suite loader substitutes
+them (and the target not again, ``HttpTarget.env_substituted``); a target built in code gets
+the same here. Values substituted that way, and the values of credential headers
+(``assay.secrets.is_secret_name``), are registered with ``REDACTOR``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from assay._env_vars import expand, missing_message
 from assay.errors import ConfigError, Problem, TargetError
@@ -40,6 +43,25 @@ def _env() -> jinja2.Environment:
 
     return jinja2.Environment(
         undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
+
+
+@cache
+def _url_env() -> jinja2.Environment:
+    """Jinja2 for a URL: each value rendered is percent-encoded, ``/``, ``?``, ``&``, ``#``
+    and ``%`` included, so that it arrives as it was, whether in a path segment or a query
+    value; ``| safe`` inserts one as written (a path of several segments, say)."""
+    import jinja2
+    from markupsafe import Markup
+
+    def encoded(value: Any) -> Any:
+        return value if isinstance(value, Markup) else quote(str(value), safe="")
+
+    return jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        finalize=encoded,
     )
 
 
@@ -82,14 +104,15 @@ def _failed(where: str, exc: Exception) -> TargetError:
     return TargetError(REDACTOR(f"{where}: the template failed: {exc}"))
 
 
-def compile_text(source: str, where: str) -> Compiled:
-    """A string template; a string without template markers is a constant."""
+def compile_text(source: str, where: str, url: bool = False) -> Compiled:
+    """A string template; a string without template markers is a constant. ``url``: the
+    values it renders are percent-encoded (``_url_env``)."""
     if not any(m in source for m in _TEMPLATE_MARKERS):
         return Compiled(lambda ctx: source, frozenset(), True)
     import jinja2
 
     uses = _check_variables(source, where)
-    template = _env().from_string(source)
+    template = (_url_env() if url else _env()).from_string(source)
 
     def render(ctx: Context) -> str:
         try:

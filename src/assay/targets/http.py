@@ -6,9 +6,10 @@ the JSONPath expressions of ``ResponseMapping``, or, for a ``text/event-stream``
 not replayed. When ``response.session_id`` is set, the id the agent returns is the one
 sent on the conversation's later turns.
 
-Failures: connection errors and 429/5xx are retried (``execution.retries``, ``Retry-After``
-honoured), then fail the turn; 404/410 mean the agent lost the session (``SessionLost``);
-other 4xx, timeouts and malformed replies fail the turn at once. Messages name the URL
+Failures: connection errors before a reply and 429/5xx are retried (``execution.retries``,
+``Retry-After`` honoured), then fail the turn; 404/410 mean the agent lost the session
+(``SessionLost``); other 4xx, timeouts, a reply cut short and malformed replies fail the
+turn at once. Messages name the URL
 and a short excerpt of the body, never the request headers, and pass through ``REDACTOR``.
 """
 
@@ -171,6 +172,8 @@ class ClientTarget(Target):
         )
 
     def failure(self, exc: RequestFailed, turn_index: int) -> TargetError:
+        if exc.kind == "cut":  # (send_request does not retry it)
+            return TargetError(REDACTOR(f"{exc}; not sent again: the agent may have acted on it"))
         return TargetError(REDACTOR(str(exc)))
 
 
@@ -305,16 +308,20 @@ class HttpTarget(ClientTarget):
     ) -> None:
         self.config = config
         self.variables = dict(variables or {})
-        self.url = compile_text(config.url, f"{where}.url")
+        self.url = compile_text(config.url, f"{where}.url", url=True)
         if self.url.constant:
             try:
                 host_port(config.url)
             except ValueError as exc:
                 raise ConfigError([Problem("suite", f"{where}.url", str(exc))]) from None
-        headers = {
-            name: substitute_env(value, f"{where}.headers.{name}")
-            for name, value in config.headers.items()
-        }
+        headers = (
+            dict(config.headers)  # once is all: a value from ${VAR} may hold "${" itself
+            if config.env_substituted
+            else {
+                name: substitute_env(value, f"{where}.headers.{name}")
+                for name, value in config.headers.items()
+            }
+        )
         for name, value in headers.items():
             register_header_secrets(name, value)
         REDACTOR.add(*url_secrets(config.url))
