@@ -193,7 +193,7 @@ def evaluate_gate(
     """The verdict on a finished run (its summary, id and test outcomes)."""
     checks: list[GateCheck] = []
     if fail_under is not None:
-        rate = summary.pass_rate
+        rate = summary.pass_fraction  # --fail-under is 0-1, as the summary's was
         ok = rate is not None and rate >= fail_under
         checks.append(
             GateCheck(

@@ -26,6 +26,7 @@ from assay.results.models import (
     TokenUsage,
     ToolInvocation,
     TurnResult,
+    pass_percent,
     prevalidated,
 )
 
@@ -702,7 +703,7 @@ class SummaryBuilder:
         s.total_tests, s.passed = counts.total, counts.passed
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
         s.errored, s.not_run = counts.errored, counts.not_run
-        s.pass_rate = s.passed / s.total_tests if s.total_tests else None
+        s.pass_rate = pass_percent(s.passed, s.total_tests)
         for name, count in self._evaluated.items():
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + count
         s.average_scores = {name: total / count for name, (total, count) in self._scores.items()}
