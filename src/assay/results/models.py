@@ -283,6 +283,12 @@ def pass_percent(passed: int, total: int) -> float | None:
     return passed * 100 / total if total else None
 
 
+_TOTAL_TIME_NAMES = (
+    ("execution_time_ms", "total_duration_ms"),
+    ("total_duration_ms", "execution_time_ms"),
+)
+
+
 class ReportSummary(_Record):
     """Counts test cases, not turns: ``passed + failed == total_tests``."""
 
@@ -304,7 +310,10 @@ class ReportSummary(_Record):
     average_scores: dict[str, float] = Field(default_factory=empty_dict)
     dimensions: dict[str, dict[str, float | int]] = Field(default_factory=empty_dict)
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
-    execution_time_ms: int = 0
+    execution_time_ms: int = Field(default=0, description="the tests' times summed, ms")
+    total_duration_ms: int = Field(
+        default=0, description="HoloDeck's name for execution_time_ms: the same value"
+    )
     repeat: int = 1
     pass_at_1: float | None = Field(default=None, description="mean over tests, --repeat > 1")
     pass_all_k: float | None = Field(
@@ -312,6 +321,17 @@ class ReportSummary(_Record):
     )
     flaky_tests: list[str] = Field(default_factory=empty_list)
     repeats: dict[str, RepeatStats] = Field(default_factory=empty_dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_total_time(cls, data: Any) -> Any:
+        # HoloDeck's summaries name the total total_duration_ms, assay's written before it
+        # was added only execution_time_ms: either reads as both
+        if isinstance(data, dict):
+            for given, missing in _TOTAL_TIME_NAMES:
+                if given in data and missing not in data:
+                    return {**data, missing: data[given]}
+        return data
 
     @model_validator(mode="after")
     def _rate_from_counts(self) -> ReportSummary:

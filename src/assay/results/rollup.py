@@ -698,7 +698,8 @@ class SummaryBuilder:
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
         s.token_usage = TokenUsage(**dict(zip(TokenUsage.model_fields, self._tokens, strict=True)))
-        s.total_turns, s.execution_time_ms = self._turns, self._time_ms
+        s.total_turns = self._turns
+        s.execution_time_ms = s.total_duration_ms = self._time_ms
         counts = self.counts
         s.total_tests, s.passed = counts.total, counts.passed
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
