@@ -283,6 +283,11 @@ def pass_percent(passed: int, total: int) -> float | None:
     return passed * 100 / total if total else None
 
 
+def pass_share(passed: int, total: int) -> float | None:
+    """``passed`` of ``total`` tests as a share, 0-1 (what "80.0%" shows); None for none."""
+    return passed / total if total else None
+
+
 _TOTAL_TIME_NAMES = (
     ("execution_time_ms", "total_duration_ms"),
     ("total_duration_ms", "execution_time_ms"),
@@ -344,7 +349,7 @@ class ReportSummary(_Record):
     def pass_fraction(self) -> float | None:
         """``passed / total_tests`` (0-1), what ``--fail-under`` and the reports' "80.0%"
         read; None for no tests."""
-        return self.passed / self.total_tests if self.total_tests else None
+        return pass_share(self.passed, self.total_tests)
 
 
 class Report(_Record):
