@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from assay._json import load_bounded
 from assay._words import counted
@@ -63,7 +63,7 @@ class _Result(BaseModel):  # of a JSON report, what the gate needs (reports of a
     model_config = ConfigDict(extra="ignore")
     test_name: str
     repeat_index: int = 0
-    status: Literal["passed", "failed", "error", "not_run"]
+    status: Literal["passed", "failed", "error", "not_run"] | None = None  # None: HoloDeck's
     passed: bool
 
 
@@ -73,9 +73,18 @@ class _Run(BaseModel):
 
 
 class _Report(BaseModel):
+    """assay's JSON report, or HoloDeck's (no ``run``; its results have no ``status``)."""
+
     model_config = ConfigDict(extra="ignore")
-    run: _Run
+    run: _Run | None = None
+    holodeck_version: str | None = None
     results: list[_Result]
+
+    @model_validator(mode="after")
+    def _a_report(self) -> _Report:
+        if self.run is None and self.holodeck_version is None:
+            raise ValueError("no run (nor HoloDeck's holodeck_version)")
+        return self
 
 
 def _report_file(path: Path) -> Baseline:
@@ -94,8 +103,13 @@ def _report_file(path: Path) -> Baseline:
         report = _Report.model_validate(data)
     except ValidationError as exc:
         problems = pydantic_problems(where, exc)
-        fix = " (a baseline file is a JSON report, written by assay run --out report.json)"
+        fix = (
+            " (a baseline file is a JSON report, written by assay run --out report.json, "
+            "or HoloDeck's)"
+        )
         raise ConfigError([Problem(p.source, p.path, p.message + fix) for p in problems]) from None
+    if report.run is None:  # HoloDeck's, which names no run
+        return Baseline(path.name, path.name, _outcomes(report.results))
     return Baseline(
         f"{path.name} (run {report.run.id[:12]})", report.run.id, _outcomes(report.results)
     )
@@ -127,7 +141,15 @@ def load_baseline(ref: str | Path, store: Store | None) -> Baseline:
 
 
 def _outcomes(results: Iterable[_Result | TestResult]) -> list[TestOutcome]:
-    return [TestOutcome(r.test_name, r.repeat_index, r.status, r.passed) for r in results]
+    return [
+        TestOutcome(r.test_name, r.repeat_index, r.status or _holodeck_status(r.passed), r.passed)
+        for r in results
+    ]
+
+
+def _holodeck_status(passed: bool) -> Literal["passed", "failed"]:
+    """A HoloDeck result's status: it tells only whether the test passed."""
+    return "passed" if passed else "failed"
 
 
 def report_outcomes(report: Report) -> list[TestOutcome]:
@@ -193,7 +215,7 @@ def evaluate_gate(
     """The verdict on a finished run (its summary, id and test outcomes)."""
     checks: list[GateCheck] = []
     if fail_under is not None:
-        rate = summary.pass_rate
+        rate = summary.pass_fraction  # --fail-under is 0-1, as the summary's was
         ok = rate is not None and rate >= fail_under
         checks.append(
             GateCheck(

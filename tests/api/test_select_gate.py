@@ -4,6 +4,7 @@ ConfigError, a resume keeps its selection, and ``assay.gate.check_gate`` judges 
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -76,3 +77,37 @@ def test_a_resume_keeps_its_selection(suite: Path, store: str) -> None:
         assay.run(suite, target=respond, store=store, keyword="seat", resume=report.run.id)
     again = assay.run(suite, target=respond, store=store, resume=report.run.id)
     assert names(again) == ["Refund-policy", "refund-when-late"]
+
+
+def test_a_holodeck_report_is_a_baseline(
+    suite: Path, store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HoloDeck's TestReport: no run, and results with no status (as its executor writes)
+    monkeypatch.setenv("WRONG", "seat")
+    now = assay.run(suite, target=respond, store=store)
+    assert [r.test_name for r in now.results if not r.passed] == ["seat-window"]
+    stamp = "2026-04-20T00:00:00+00:00"
+    results = [
+        {"test_name": name, "test_input": "q", "passed": name != "flight-change"}
+        | {"execution_time_ms": 5, "timestamp": stamp}
+        for name in names(now)
+    ]
+    summary = {"total_tests": 5, "passed": 4, "failed": 1, "pass_rate": 80.0}
+    holodeck = {
+        "agent_name": "travel",
+        "agent_config_path": "agent.yaml",
+        "results": results,
+        "summary": summary | {"total_duration_ms": 25},
+        "timestamp": stamp,
+        "holodeck_version": "0.3.0",
+        "environment": {},
+    }
+    path = tmp_path / "holodeck.json"
+    path.write_text(json.dumps(holodeck))
+
+    verdict = check_gate(now, baseline=path)
+    assert verdict.regressions == ["seat-window"] and not verdict.passed
+    assert verdict.checks[0].line == (
+        "1 test that passed in holodeck.json did not pass now (more than --max-regressions 0)"
+    )
+    assert check_gate(now, baseline=path, max_regressions=1).passed

@@ -142,6 +142,11 @@ def test_flaky_tests_are_set_apart(assay_cli: RunCli, suite: Path, tmp_path: Pat
     [
         ("not json", "the baseline is not JSON: give a report written by --out X.json"),
         ('{"run": {"id": "x"}}', "results: required field is missing"),
+        ('{"results": []}', "no run (nor HoloDeck's holodeck_version)"),
+        (
+            '{"holodeck_version": "0.3.0", "results": [{"test_name": null, "passed": true}]}',
+            "results[0].test_name",
+        ),
         (
             '{"run": {"id": "x"}, "results": [{"test_name": "a", "status": "fine", '
             '"passed": true}]}',

@@ -74,7 +74,7 @@ def test_the_report_holds_what_ran_and_each_run_is_stored(
     assert report["results"][3]["agent_response"] == "turn 1: delta"
     summary = report["summary"]
     assert (summary["total_tests"], summary["passed"], summary["failed"]) == (4, 3, 1)
-    assert summary["pass_rate"] == 0.75
+    assert summary["pass_rate"] == 75.0  # a percentage: 3 of 4 passed
     assert report["run"]["suite_name"] == "api"
     assert report["run"]["status"] == "completed"
     assert report["run"]["target"] == f"http:POST {agent.chat_url}"

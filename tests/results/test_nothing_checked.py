@@ -131,4 +131,4 @@ def test_one_count_for_every_output_disjoint_and_within_the_contract() -> None:
     assert (counts.passed, counts.failed, counts.errored, counts.not_run) == (1, 1, 2, 1)
     assert counts.total == 5
     assert counts.line() == "5 tests: 1 passed, 1 failed, 2 errored, 1 not run"
-    assert s.pass_rate == 1 / 5
+    assert s.pass_rate == 20.0  # a percentage: 1 of 5 tests passed

@@ -90,3 +90,91 @@ def test_an_arg_match_detail_reads_as_the_contracts_json_object_does() -> None:
     assert detail["unmatched_reason"] == detail.model_dump()["unmatched_reason"]
     with pytest.raises(KeyError):
         detail["nope"]
+
+
+# HoloDeck's own records (justinbarias/holodeck, src/holodeck/models/test_result.py), every
+# field as its model_dump(mode="json") writes them: a test without a name, a file it
+# attached, a G-Eval metric, and in a multi-turn test a turn's grader_details
+HOLODECK_METRIC: dict[str, Any] = {
+    "metric_name": "coherence",
+    "kind": "geval",
+    "score": 0.9,
+    "threshold": 0.7,
+    "passed": True,
+    "scale": "0-1",
+    "error": None,
+    "retry_count": 0,
+    "evaluation_time_ms": 812,
+    "model_used": "gpt-4o",
+    "reasoning": "clear and on topic",
+}
+HOLODECK_TURN: dict[str, Any] = {
+    **CONTRACT_TURN,
+    "metric_results": [{**HOLODECK_METRIC, "metric_name": "faithfulness", "kind": "rag"}],
+    "grader_details": {"faithfulness": {"claims": 3}},
+}
+HOLODECK_RESULT: dict[str, Any] = {
+    "test_name": None,
+    "test_input": "What is 2+2?",
+    "processed_files": [
+        {
+            "original": {"path": "notes.txt", "type": "text"},
+            "markdown_content": "# Notes",
+            "metadata": {"size": 7},
+            "cached_path": None,
+            "processing_time_ms": 3,
+            "error": None,
+        }
+    ],
+    "agent_response": "The answer is 4",
+    "tool_calls": ["calculator"],
+    "tool_invocations": [
+        {"name": "calculator", "args": {"a": 2}, "result": 4, "bytes": 1, "duration_ms": None}
+    ],
+    "expected_tools": ["calculator"],
+    "tools_matched": True,
+    "metric_results": [HOLODECK_METRIC],
+    "ground_truth": "The answer is 4",
+    "passed": True,
+    "execution_time_ms": 412,
+    "errors": [],
+    "timestamp": "2026-04-20T00:00:00+00:00",
+    "token_usage": {
+        "prompt_tokens": 180,
+        "completion_tokens": 12,
+        "total_tokens": 192,
+        "cache_creation_tokens": 0,
+        "cache_read_tokens": 0,
+    },
+    "turns": None,
+}
+
+
+def test_a_result_holodeck_wrote_is_a_valid_test_result() -> None:
+    schema = json_schema("test-result")
+    assert errors(schema, HOLODECK_RESULT) == []
+    assert errors(schema, {**HOLODECK_RESULT, "turns": [HOLODECK_TURN]}) == []
+    named = {k: v for k, v in HOLODECK_RESULT.items() if k != "test_name"}
+    assert errors(schema, named) == []
+    # HoloDeck's test_legacy_json_without_turns_loads: only the fields its model requires
+    legacy = {"test_input": "hi", "passed": True, "execution_time_ms": 5, "timestamp": "t"}
+    assert errors(schema, legacy) == []
+    assert errors(schema, {k: v for k, v in legacy.items() if k != "test_input"}) == [
+        "'test_input' is a required property"
+    ]
+
+
+def test_a_turn_holodeck_wrote_is_a_valid_turn_result() -> None:
+    assert errors(json_schema("turn-result"), HOLODECK_TURN) == []
+
+
+def test_what_assay_never_writes_is_still_checked() -> None:
+    schema = json_schema("test-result")
+    assert errors(schema, {**HOLODECK_RESULT, "test_name": 7}) == [
+        "7 is not valid under any of the given schemas"
+    ]
+    unknown = {**HOLODECK_METRIC, "kind": "vibes"}
+    assert len(errors(schema, {**HOLODECK_RESULT, "metric_results": [unknown]})) == 1
+    assert errors(json_schema("turn-result"), {**HOLODECK_TURN, "grader": {}}) == [
+        "Additional properties are not allowed ('grader' was unexpected)"
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -242,3 +243,24 @@ def test_the_sqlite_store_uses_wal(sqlite_url: str) -> None:
     with raw.connect() as conn:  # WAL is a property of the file, seen by any connection
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     raw.dispose()
+
+
+def test_a_run_stored_with_the_share_of_tests_passed_reads_as_a_percentage(store: Store) -> None:
+    # a run finished before pass_rate became a percentage: its summary says 0.75 for 3 of 4
+    from assay.store.models import runs
+    from assay.store.queries import Queries
+
+    results = [single("a"), single("b"), single("c"), single("d", passed=False)]
+    store.create_run(run_info("run-old-rate"))
+    store.add_results("run-old-rate", list(enumerate(results)))
+    store.finish_run("run-old-rate", "completed", summarize(results), "2025-03-01T10:01:00+00:00")
+    old = summarize(results).model_dump(mode="json") | {"pass_rate": 0.75}
+    with store._engine.begin() as conn:
+        conn.execute(
+            runs.update().where(runs.c.id == "run-old-rate").values(summary=json.dumps(old))
+        )
+
+    assert store.load_report("run-old-rate").summary.pass_rate == 75.0
+    row = Queries(store).run("run-old-rate")
+    assert row.summary is not None and row.summary.pass_rate == 75.0
+    assert (row.pass_rate, row.pass_fraction) == (75.0, 0.75)

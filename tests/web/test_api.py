@@ -33,7 +33,9 @@ def test_runs_are_listed_latest_first_with_their_summaries(
     latest = body["items"][0]
     assert latest["run"]["suite_name"] == SUITE
     assert latest["total"] == 12
-    assert latest["pass_rate"] == latest["passed"] / 12
+    assert latest["passed"] == 8  # hotel-search and policy-0 to policy-6
+    assert latest["pass_rate"] == 800 / 12  # a percentage, as the summary's
+    assert latest["summary"]["pass_rate"] == 800 / 12
     assert latest["duration_s"] == 42.0  # started at :00, finished at :42
     assert latest["summary"]["total_tests"] == 12
     page = client.get("/api/runs", params={"limit": 3, "offset": 6}).json()

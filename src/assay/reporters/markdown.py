@@ -109,7 +109,7 @@ def _header(report: Report) -> list[str]:
         f"status {md_text(run.status)}" if run.status != "completed" else None,
     ]
     totals = (
-        f"**{counts.line()}** — pass rate {fmt_rate(s.pass_rate)} — "
+        f"**{counts.line()}** — pass rate {fmt_rate(s.pass_fraction)} — "
         f"{counted(s.total_turns, 'turn')} ({turns_passed(report)} passed) — "
         f"{fmt_ms(s.execution_time_ms)}"
     )

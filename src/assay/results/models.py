@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay._factories import empty_dict, empty_list
 
@@ -277,6 +277,23 @@ class RepeatStats(_Record):
     flaky: bool  # some runs passed and some failed
 
 
+def pass_percent(passed: int, total: int) -> float | None:
+    """``passed`` of ``total`` tests as a percentage, 0-100 (HoloDeck's ``pass_rate``);
+    None for no tests, where there is no rate (not 0: nothing failed either)."""
+    return passed * 100 / total if total else None
+
+
+def pass_share(passed: int, total: int) -> float | None:
+    """``passed`` of ``total`` tests as a share, 0-1 (what "80.0%" shows); None for none."""
+    return passed / total if total else None
+
+
+_TOTAL_TIME_NAMES = (
+    ("execution_time_ms", "total_duration_ms"),
+    ("total_duration_ms", "execution_time_ms"),
+)
+
+
 class ReportSummary(_Record):
     """Counts test cases, not turns: ``passed + failed == total_tests``."""
 
@@ -285,7 +302,11 @@ class ReportSummary(_Record):
     failed: int = 0
     errored: int = 0
     not_run: int = 0
-    pass_rate: float | None = None
+    pass_rate: float | None = Field(
+        default=None,
+        description="percentage of tests passed, 0-100: 100 * passed / total_tests; "
+        "null with no tests",
+    )
     total_turns: int = 0
     metrics_evaluated: dict[str, int] = Field(default_factory=empty_dict)
     metrics_not_run: dict[str, NotRun] = Field(
@@ -294,7 +315,10 @@ class ReportSummary(_Record):
     average_scores: dict[str, float] = Field(default_factory=empty_dict)
     dimensions: dict[str, dict[str, float | int]] = Field(default_factory=empty_dict)
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
-    execution_time_ms: int = 0
+    execution_time_ms: int = Field(default=0, description="the tests' times summed, ms")
+    total_duration_ms: int = Field(
+        default=0, description="HoloDeck's name for execution_time_ms: the same value"
+    )
     repeat: int = 1
     pass_at_1: float | None = Field(default=None, description="mean over tests, --repeat > 1")
     pass_all_k: float | None = Field(
@@ -302,6 +326,30 @@ class ReportSummary(_Record):
     )
     flaky_tests: list[str] = Field(default_factory=empty_list)
     repeats: dict[str, RepeatStats] = Field(default_factory=empty_dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_total_time(cls, data: Any) -> Any:
+        # HoloDeck's summaries name the total total_duration_ms, assay's written before it
+        # was added only execution_time_ms: either reads as both
+        if isinstance(data, dict):
+            for given, missing in _TOTAL_TIME_NAMES:
+                if given in data and missing not in data:
+                    return {**data, missing: data[given]}
+        return data
+
+    @model_validator(mode="after")
+    def _rate_from_counts(self) -> ReportSummary:
+        # derived from the counts whatever was read: summaries written before it became a
+        # percentage (stored runs, report files) hold the 0-1 share, which 1.0 leaves unclear
+        self.pass_rate = pass_percent(self.passed, self.total_tests)
+        return self
+
+    @property
+    def pass_fraction(self) -> float | None:
+        """``passed / total_tests`` (0-1), what ``--fail-under`` and the reports' "80.0%"
+        read; None for no tests."""
+        return pass_share(self.passed, self.total_tests)
 
 
 class Report(_Record):

@@ -26,6 +26,7 @@ from assay.results.models import (
     TokenUsage,
     ToolInvocation,
     TurnResult,
+    pass_percent,
     prevalidated,
 )
 
@@ -697,12 +698,13 @@ class SummaryBuilder:
     def build(self) -> ReportSummary:
         s = self.summary.model_copy(deep=True)
         s.token_usage = TokenUsage(**dict(zip(TokenUsage.model_fields, self._tokens, strict=True)))
-        s.total_turns, s.execution_time_ms = self._turns, self._time_ms
+        s.total_turns = self._turns
+        s.execution_time_ms = s.total_duration_ms = self._time_ms
         counts = self.counts
         s.total_tests, s.passed = counts.total, counts.passed
         s.failed = counts.total - counts.passed  # every test that did not pass (contract §5)
         s.errored, s.not_run = counts.errored, counts.not_run
-        s.pass_rate = s.passed / s.total_tests if s.total_tests else None
+        s.pass_rate = pass_percent(s.passed, s.total_tests)
         for name, count in self._evaluated.items():
             s.metrics_evaluated[name] = s.metrics_evaluated.get(name, 0) + count
         s.average_scores = {name: total / count for name, (total, count) in self._scores.items()}

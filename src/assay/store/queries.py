@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, case, exists, func, or_, select, true
 from sqlalchemy.exc import SQLAlchemyError
 
-from assay.results.models import ReportSummary, RunInfo, TestResult
+from assay.results.models import ReportSummary, RunInfo, TestResult, pass_percent, pass_share
 from assay.store._records import RunNotFound
 from assay.store.models import metric_results, runs, test_results, turn_results
 from assay.store.store import READ_BATCH, Store
@@ -39,7 +39,13 @@ class RunRow:
 
     @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.total if self.total else None
+        """A percentage, 0-100, as the summary's ``pass_rate``."""
+        return pass_percent(self.passed, self.total)
+
+    @property
+    def pass_fraction(self) -> float | None:
+        """0-1, what the pages show as "80.0%"."""
+        return pass_share(self.passed, self.total)
 
     @property
     def duration_s(self) -> float | None:

@@ -56,7 +56,7 @@ def _y(value: float) -> float:
 
 def build_chart(history: list[RunRow]) -> Chart | None:
     """The chart of ``history`` (oldest first); None when no run has a pass rate."""
-    if not any(r.pass_rate is not None for r in history):
+    if not any(r.pass_fraction is not None for r in history):
         return None
     n = len(history)
     rate = Series("pass rate", PALETTE[0])
@@ -68,9 +68,9 @@ def build_chart(history: list[RunRow]) -> Chart | None:
     for i, row in enumerate(history):
         x = _x(i, n)
         stamp = f"run {row.info.id[:12]}, {row.info.started_at[:16].replace('T', ' ')}"
-        if row.pass_rate is not None:
+        if row.pass_fraction is not None:
             rate.points.append(
-                Point(x, _y(row.pass_rate), f"{stamp}: pass rate {row.pass_rate:.1%}")
+                Point(x, _y(row.pass_fraction), f"{stamp}: pass rate {row.pass_fraction:.1%}")
             )
         for dim, series in dimensions.items():
             mean = (row.summary.dimensions.get(dim) or {}).get("mean") if row.summary else None

@@ -17,7 +17,7 @@ class RunOut(BaseModel):
     total: int
     passed: int
     failed: int
-    pass_rate: float | None
+    pass_rate: float | None = Field(description="percentage passed, 0-100, as the summary's")
     duration_s: float | None
     summary: ReportSummary | None = Field(description="present once the run has finished")
 
