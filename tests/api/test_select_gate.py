@@ -76,3 +76,18 @@ def test_a_resume_keeps_its_selection(suite: Path, store: str) -> None:
         assay.run(suite, target=respond, store=store, keyword="seat", resume=report.run.id)
     again = assay.run(suite, target=respond, store=store, resume=report.run.id)
     assert names(again) == ["Refund-policy", "refund-when-late"]
+
+
+def test_check_gate_refuses_a_baseline_that_compares_nothing(suite: Path, store: str) -> None:
+    """A baseline with none of the report's tests, or of a run that did not complete, would
+    make a gate that compared nothing pass: ConfigError, as ``assay run --baseline`` exits 2."""
+    everything = assay.run(suite, target=respond, store=store)
+    refunds = assay.run(suite, target=respond, store=store, keyword="refund")
+    others = assay.run(suite, target=respond, store=store, keyword="not refund")
+    with pytest.raises(ConfigError, match="shares no test name with this run's 2 tests"):
+        check_gate(refunds, baseline=others)
+    assert check_gate(refunds, baseline=everything).passed  # two tests compared
+    stopped = everything.model_copy(deep=True)
+    stopped.run.status = "interrupted"
+    with pytest.raises(ConfigError, match="is interrupted, not completed"):
+        check_gate(refunds, baseline=stopped)
