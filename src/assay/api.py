@@ -148,11 +148,16 @@ def execute(
     resume: str | None = None,
     on_start: OnStart | None = None,
     on_result: OnResult | None = None,
+    check_names: Callable[[list[str]], None] | None = None,
 ) -> JobOutcome:
     """The run, in an event loop of its own, returning its outcome (summary and the few
     results a terminal shows) rather than its report; Ctrl-C returns the interrupted
-    run's outcome. ``store_url``: the URL ``store`` was opened from, if any."""
+    run's outcome. ``store_url``: the URL ``store`` was opened from, if any.
+    ``check_names``: given the (stored) names of the tests the run will run once it is
+    planned, before anything runs or is stored; what it raises (a ConfigError) ends the
+    call (the CLI's gate refuses a baseline that has none of them)."""
     call = _Call(suite_or_path, options, store, resume, on_start, on_result, store_url)
+    call.check_names = check_names
     try:
         return call.execute()
     finally:
@@ -243,6 +248,7 @@ class _Call:
         self.opened: Store | None = None
         self.job: RunJob | None = None
         self.stop_requested = False
+        self.check_names: Callable[[list[str]], None] | None = None  # execute's
 
     def _prepare(self) -> RunJob:
         """Open the store and plan the run: every input checked, nothing run yet."""
@@ -257,6 +263,8 @@ class _Call:
         self.opened = given
         request = RunRequest(self.suite, self.options)
         self.job = RunJob(self.opened, request, self.resume, self.store_url, self.observer)
+        if self.check_names is not None:
+            self.check_names(list(self.job.names))
         if self.stop_requested:  # stop() came while planning
             self.job.cancel()
         return self.job

@@ -9,7 +9,10 @@ instead of "every test passed".
   baseline cannot regress; a test that is flaky in either run (``--repeat``: passed on some
   repetitions, not on others) is listed apart and not counted (``assay.store.compare``);
   tests new in this run, or gone from it, are not compared. A test counts once, however
-  many of its repetitions regressed.
+  many of its repetitions regressed. A baseline that compares nothing is refused (bad
+  input): a run that did not complete (running, interrupted, failed), or one that shares no
+  test name with this run's tests (another suite's): a gate that compared nothing would
+  pass, and a gate that compares nothing proves nothing.
 
 Both given, both must hold. ``assay run --fail-under/--baseline`` uses ``evaluate_gate``;
 from Python, ``check_gate(report, ...)`` checks a report ``assay.run`` returned.
@@ -70,6 +73,7 @@ class _Result(BaseModel):  # of a JSON report, what the gate needs (reports of a
 class _Run(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str
+    status: str = "completed"  # a report without one is of a version that wrote finished runs
 
 
 class _Report(BaseModel):
@@ -110,14 +114,55 @@ def _report_file(path: Path) -> Baseline:
         raise ConfigError([Problem(p.source, p.path, p.message + fix) for p in problems]) from None
     if report.run is None:  # HoloDeck's, which names no run
         return Baseline(path.name, path.name, _outcomes(report.results))
-    return Baseline(
-        f"{path.name} (run {report.run.id[:12]})", report.run.id, _outcomes(report.results)
+    label = f"{path.name} (run {report.run.id[:12]})"
+    _require_completed(label, report.run.id, report.run.status, len(report.results))
+    return Baseline(label, report.run.id, _outcomes(report.results))
+
+
+def _require_completed(label: str, run_id: str, status: str, results: int) -> None:
+    """A baseline run that did not finish holds the results of some tests only (or none):
+    the tests without one would not be compared, and the gate would pass on what is left."""
+    if status == "completed":
+        return
+    raise ConfigError(
+        [
+            Problem(
+                "options",
+                "--baseline",
+                f"{label} is {status}, not completed ({counted(results, 'test result')}): "
+                f"a gate compares with a finished run: finish it (assay run --resume "
+                f"{run_id[:12]}) or give a completed run",
+            )
+        ]
+    )
+
+
+def require_comparable(baseline: Baseline, names: Iterable[str]) -> None:
+    """Refuse a baseline that shares no test name with ``names``, the (stored) names of
+    this run's tests: the gate would compare nothing and pass."""
+    ours = set(names)
+    theirs = {outcome.test_name for outcome in baseline.outcomes}
+    if not ours or ours & theirs:
+        return
+    held = counted(len(theirs), "other test") if theirs else "no test results"
+    raise ConfigError(
+        [
+            Problem(
+                "options",
+                "--baseline",
+                f"{baseline.label} shares no test name with this run's "
+                f"{counted(len(ours), 'test')} (it has {held}), so the gate would compare "
+                "nothing: a gate that compares nothing proves nothing. Give a run of the same "
+                "suite, or its JSON report",
+            )
+        ]
     )
 
 
 def load_baseline(ref: str | Path, store: Store | None) -> Baseline:
     """``ref``: a JSON report file, or a stored run's id (or unique prefix) in ``store``.
-    Bad input (no such run, a file that is not a report) raises ConfigError naming it."""
+    Bad input (no such run, a file that is not a report, a run that did not complete)
+    raises ConfigError naming it."""
     path = Path(ref)
     if path.is_file() or path.suffix.lower() == ".json" or store is None:
         if not path.is_file():
@@ -137,7 +182,11 @@ def load_baseline(ref: str | Path, store: Store | None) -> Baseline:
     except RunNotFound as exc:
         message = exc.problems[0].message + "; or give a JSON report file"
         raise ConfigError([Problem("options", "--baseline", message)]) from None
-    return Baseline(f"run {run_id[:12]}", run_id, store.outcomes(run_id))
+    outcomes = store.outcomes(run_id)
+    run = store.get_run(run_id)
+    label = f"run {run_id[:12]}"
+    _require_completed(label, run_id, "completed" if run is None else run.status, len(outcomes))
+    return Baseline(label, run_id, outcomes)
 
 
 def _outcomes(results: Iterable[_Result | TestResult]) -> list[TestOutcome]:
@@ -253,13 +302,16 @@ def check_gate(
     store: Store | None = None,
 ) -> GateVerdict:
     """The gate on a report ``assay.run`` returned: ``baseline`` is a report, a JSON report
-    file, or a run id in ``store``."""
+    file, or a run id in ``store``. A baseline that compares nothing (a run that did not
+    complete, or that has none of the report's tests) raises ConfigError."""
     if isinstance(baseline, Report):
-        base: Baseline | None = Baseline(
-            f"run {baseline.run.id[:12]}", baseline.run.id, report_outcomes(baseline)
-        )
+        label = f"run {baseline.run.id[:12]}"
+        _require_completed(label, baseline.run.id, baseline.run.status, len(baseline.results))
+        base: Baseline | None = Baseline(label, baseline.run.id, report_outcomes(baseline))
     else:
         base = None if baseline is None else load_baseline(baseline, store)
+    if base is not None:
+        require_comparable(base, (r.test_name for r in report.results))
     return evaluate_gate(
         report.summary,
         report.run.id,
@@ -279,4 +331,5 @@ __all__ = [
     "load_baseline",
     "parse_rate",
     "report_outcomes",
+    "require_comparable",
 ]

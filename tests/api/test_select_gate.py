@@ -111,3 +111,18 @@ def test_a_holodeck_report_is_a_baseline(
         "1 test that passed in holodeck.json did not pass now (more than --max-regressions 0)"
     )
     assert check_gate(now, baseline=path, max_regressions=1).passed
+
+
+def test_check_gate_refuses_a_baseline_that_compares_nothing(suite: Path, store: str) -> None:
+    """A baseline with none of the report's tests, or of a run that did not complete, would
+    make a gate that compared nothing pass: ConfigError, as ``assay run --baseline`` exits 2."""
+    everything = assay.run(suite, target=respond, store=store)
+    refunds = assay.run(suite, target=respond, store=store, keyword="refund")
+    others = assay.run(suite, target=respond, store=store, keyword="not refund")
+    with pytest.raises(ConfigError, match="shares no test name with this run's 2 tests"):
+        check_gate(refunds, baseline=others)
+    assert check_gate(refunds, baseline=everything).passed  # two tests compared
+    stopped = everything.model_copy(deep=True)
+    stopped.run.status = "interrupted"
+    with pytest.raises(ConfigError, match="is interrupted, not completed"):
+        check_gate(refunds, baseline=stopped)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.store import open_store
 from tests.cli.conftest import RunCli
 from tests.cli.picking import output, run_id, write_suite
 
@@ -176,6 +177,71 @@ def test_bad_baseline_references(assay_cli: RunCli, suite: Path) -> None:
     alone = assay_cli("run", str(suite), "--max-regressions", "1")
     assert alone.returncode == 2
     assert "--max-regressions: counts regressions against a baseline" in alone.stderr
+
+
+def test_a_baseline_of_another_suite_is_refused_before_the_run(
+    assay_cli: RunCli, suite: Path, tmp_path: Path
+) -> None:
+    """A baseline with none of this run's test names compares nothing: the gate would pass
+    while every test fails. Refused (exit 2) before the run, as a -k of nothing is."""
+    other = tmp_path / "other.yaml"
+    other.write_text(
+        "name: other\ntarget: {python: 'agent:respond'}\ntests:\n"
+        "  - {name: unrelated, input: x, ground_truth: X}\n"
+    )
+    report = tmp_path / "other.json"
+    made = assay_cli("run", str(other), "--out", str(report))
+    assert made.returncode == 0, output(made)
+    other_id = run_id(assay_cli)
+    everything_fails = {"WRONG": "refund,late,change,seat,bags"}
+    for given, label in ((other_id, f"run {other_id[:12]}"), (str(report), "other.json (run")):
+        proc = assay_cli("run", str(suite), "--baseline", given, env=everything_fails)
+        assert proc.returncode == 2, output(proc)
+        assert f"--baseline: {label}" in proc.stderr
+        assert (
+            "shares no test name with this run's 5 tests (it has 1 other test), so the gate "
+            "would compare nothing"
+        ) in " ".join(proc.stderr.split())
+        assert "gate passed" not in proc.stdout
+        assert [r["id"] for r in json.loads(assay_cli("runs", "--json").stdout)] == [other_id]
+    # one test in common is a comparison: the gate runs
+    shared = assay_cli("run", str(suite), "-k", "baggage", "--baseline", str(report))
+    assert shared.returncode == 2  # baggage is not in the other suite either
+    other.write_text(other.read_text() + "  - {name: baggage, input: bags, ground_truth: BAGS}\n")
+    assert assay_cli("run", str(other)).returncode == 0
+    overlapping = assay_cli(
+        "run", str(suite), "--baseline", run_id(assay_cli), env={"RAISE": "bags"}
+    )
+    assert overlapping.returncode == 1, output(overlapping)
+    assert "1 test that passed in" in overlapping.stdout
+
+
+@pytest.mark.parametrize("status", ["interrupted", "running", "failed"])
+def test_a_baseline_run_that_did_not_complete_is_refused(
+    assay_cli: RunCli, suite: Path, baseline: dict[str, str], tmp_path: Path, status: str
+) -> None:
+    """An interrupted (or killed: still "running") baseline holds some tests' results, or
+    none: the tests without one would not be compared. Refused, naming its status."""
+    with open_store(f"sqlite:///{tmp_path / '.assay' / 'assay.db'}") as store:
+        store.set_status(baseline["id"], status)
+    stored = assay_cli("run", str(suite), "--baseline", baseline["id"], env=NOW_BROKEN)
+    assert stored.returncode == 2, output(stored)
+    assert (
+        f"--baseline: run {baseline['id'][:12]} is {status}, not completed (5 test results): "
+        f"a gate compares with a finished run: finish it (assay run --resume "
+        f"{baseline['id'][:12]}) or give a completed run"
+    ) in " ".join(stored.stderr.split())
+    data = json.loads(Path(baseline["report"]).read_text())
+    data["run"]["status"] = status
+    data["results"] = data["results"][:1]
+    Path(baseline["report"]).write_text(json.dumps(data))
+    reported = assay_cli("run", str(suite), "--baseline", baseline["report"], env=NOW_BROKEN)
+    assert reported.returncode == 2, output(reported)
+    assert (
+        f"main-report.json (run {baseline['id'][:12]}) is {status}, not completed (1 test "
+        "result)" in " ".join(reported.stderr.split())
+    )
+    assert len(json.loads(assay_cli("runs", "--json").stdout)) == 1  # the baseline only
 
 
 def test_an_infrastructure_failure_keeps_exit_3(assay_cli: RunCli, suite: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import xlsxwriter
+from tests.datasets.crafted import row, sheet, text_cell, write_xlsx
 from xlsxwriter.worksheet import Worksheet
 
 from assay.datasets import load_dataset, validate_dataset
@@ -163,3 +164,47 @@ def test_a_file_that_is_not_a_workbook(tmp_path: Path) -> None:
     problems = _problems(path)
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}: cannot read it as an Excel workbook (.xlsx): ")
+
+
+def _formula_sheet(tmp_path: Path, answer_cell: str) -> Path:
+    """Question in A, a formula cell as the Answer in B2 (hand-written XML: what openpyxl
+    writes for ``ws["B2"] = '=UPPER("paris")'``, which no program has computed)."""
+    rows = row(1, text_cell("A1", "Question"), text_cell("B1", "Answer")) + row(
+        2, text_cell("A2", "capital?"), answer_cell
+    )
+    return write_xlsx(tmp_path / "formulas.xlsx", sheet(rows))
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '<c r="B2"><f>UPPER("paris")</f><v></v></c>',  # openpyxl
+        '<c r="B2"><f>UPPER("paris")</f></c>',
+        '<c r="B2"><f>UPPER("paris")</f><v/></c>',
+        '<c r="B2" t="str"><f>UPPER("paris")</f></c>',
+        '<c r="B2"><f t="shared" si="0"/></c>',
+    ],
+)
+def test_a_formula_without_a_saved_value_is_refused(tmp_path: Path, cell: str) -> None:
+    path = _formula_sheet(tmp_path, cell)
+    assert _problems(path) == [
+        f"{path}: row 2, column B: cell B2 of sheet 'Tests' holds a formula with no saved "
+        "value (the file was written by a program that does not compute formulas), so it "
+        "would read as blank: open and save the file in Excel or LibreOffice so its formulas "
+        "have values"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cell", "answer"),
+    [
+        ('<c r="B2" t="str"><f>UPPER("paris")</f><v>PARIS</v></c>', "PARIS"),
+        ('<c r="B2" t="str"><f>""</f><v></v></c>', None),  # a formula whose result is ""
+        ('<c r="B2"/>', None),  # a blank cell with no formula
+    ],
+)
+def test_a_formula_with_its_value_or_a_blank_cell_reads(
+    tmp_path: Path, cell: str, answer: str | None
+) -> None:
+    dataset = load_dataset(_formula_sheet(tmp_path, cell))
+    assert [(r.question, r.answer) for r in dataset.rows] == [("capital?", answer)]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.importers.conftest import run_import
 
 AGENT_YAML = """\
@@ -221,3 +223,50 @@ test_cases:
     assert any(
         line.startswith("test_cases[2] 'fine': expected_tools: beside turns") for line in lines
     )
+
+
+@pytest.mark.parametrize(
+    ("case", "path", "expected"),
+    [
+        ("input: x\n    expected_tools: lookup", "test_cases[0].expected_tools", "a list of tool"),
+        (
+            "input: x\n    retrieval_context: Paris is the capital",
+            "test_cases[0].retrieval_context",
+            "a list of texts, got the text 'Paris is the capital'",
+        ),
+        ("input: x\n    retrieval_context: 5", "test_cases[0].retrieval_context", "a list"),
+        ("input: x\n    files: 5", "test_cases[0].files", "a list of file entries"),
+        ("input: x\n    evaluations: 5", "test_cases[0].evaluations", "a list of metrics"),
+        ("turns: x", "test_cases[0].turns", "a list of turns, got the text 'x'"),
+        (
+            "turns: [{input: x, expected_tools: {a: 1}}]",
+            "test_cases[0].turns[0].expected_tools",
+            "a list of tool names or {name, args, count}, got a mapping",
+        ),
+    ],
+)
+def test_a_field_of_the_wrong_type_exits_2(
+    write: Callable[[str, str], Path], case: str, path: str, expected: str
+) -> None:
+    """HoloDeck's model has lists here and refuses anything else: a string was read one letter
+    at a time ([l, o, o, k, u, p]), a number crashed the importer (exit 3)."""
+    source = write("agent.yaml", f"test_cases:\n  - name: a\n    {case}\n")
+    run = run_import("holodeck", source)
+    assert run.code == 2 and run.suite is None, run.stderr
+    assert f"agent.yaml: {path}: expected {expected}" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("evaluations", "path", "expected"),
+    [
+        ("5", "evaluations", "a mapping of model and metrics"),
+        ("{metrics: 5}", "evaluations.metrics", "a list of metrics"),
+    ],
+)
+def test_agent_evaluations_of_the_wrong_type_exit_2(
+    write: Callable[[str, str], Path], evaluations: str, path: str, expected: str
+) -> None:
+    source = write("agent.yaml", f"evaluations: {evaluations}\ntest_cases:\n  - input: x\n")
+    run = run_import("holodeck", source)
+    assert run.code == 2, run.stderr
+    assert f"agent.yaml: {path}: expected {expected}, got the number 5" in run.stderr

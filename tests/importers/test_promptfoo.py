@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.importers.conftest import run_import
 
 CONFIG = """\
@@ -162,3 +164,42 @@ def test_a_config_without_tests_exits_2(write: Callable[[str, str], Path]) -> No
         "promptfoo", write("promptfooconfig.yaml", "prompts: [hi]\ntests: tests.csv\n")
     )
     assert run.code == 2 and "no tests to import" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "expected"),
+    [
+        (
+            "tests:\n  - vars: [1, 2]\n",
+            "tests[0].vars",
+            "a mapping of var names to values, got a list",
+        ),
+        ("tests:\n  - vars: abc\n", "tests[0].vars", "a mapping of var names to values"),
+        ("tests:\n  - vars: 5\n", "tests[0].vars", "a mapping of var names to values"),
+        (
+            "tests:\n  - {vars: {question: x}, assert: abc}\n",
+            "tests[0].assert",
+            "a list of assertions ({type, value}), got the text 'abc'",
+        ),
+        (
+            "defaultTest: {assert: 5}\ntests:\n  - vars: {question: x}\n",
+            "defaultTest.assert",
+            "a list of assertions ({type, value}), got the number 5",
+        ),
+        (
+            "defaultTest: {vars: [1]}\ntests:\n  - vars: {question: x}\n",
+            "defaultTest.vars",
+            "a mapping",
+        ),
+        ("defaultTest: 5\ntests:\n  - vars: {question: x}\n", "defaultTest", "a mapping"),
+    ],
+)
+def test_a_field_of_the_wrong_type_exits_2(
+    write: Callable[[str, str], Path], config: str, path: str, expected: str
+) -> None:
+    """A list, text or number where promptfoo has a mapping or a list crashed the importer
+    (exit 3), or was read one letter at a time (``assert: abc``)."""
+    source = write("promptfooconfig.yaml", config)
+    run = run_import("promptfoo", source)
+    assert run.code == 2 and run.suite is None, run.stderr
+    assert f"promptfooconfig.yaml: {path}: expected {expected}" in run.stderr

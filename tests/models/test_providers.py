@@ -167,3 +167,27 @@ async def test_local_server_needs_no_key(llm: ScriptedLLM, monkeypatch: pytest.M
         reply = await model.complete([{"role": "user", "content": "hi"}])
     assert reply.text == "local" and reply.cost_usd is None  # not in the price table
     assert "Authorization" not in llm.requests[0].headers
+
+
+async def test_anthropic_two_verdicts_are_a_malformed_reply(llm: ScriptedLLM) -> None:
+    """Two verdict tool calls (scores 5 and 1) are not a verdict: the first one was taken,
+    and the test passed; the OpenAI path refuses two JSON objects in a reply likewise."""
+    twice = [
+        ToolCall("verdict", {"reasoning": "a", "score": 5}),
+        ToolCall("verdict", {"reasoning": "b", "score": 1}),
+    ]
+    llm.queue(Completion(None, twice))
+    async with anthropic_model(llm) as model:
+        reply = await model.complete(ASK, schema=SCHEMA, schema_name="verdict")
+    assert reply.parsed is None
+    assert reply.parse_error == (
+        "the reply calls the verdict tool 2 times: one answer was asked for, and which of "
+        "them it is cannot be told"
+    )
+    assert [v["score"] for v in json.loads(reply.text)] == [5, 1]  # both kept, as evidence
+    llm.queue(
+        json.dumps({"reasoning": "a", "score": 5}) + json.dumps({"reasoning": "b", "score": 1})
+    )
+    async with openai_model(llm) as model:
+        both = await model.complete(ASK, schema=SCHEMA)
+    assert both.parsed is None and "not JSON" in (both.parse_error or "")

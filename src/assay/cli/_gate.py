@@ -40,6 +40,13 @@ class Gate:
             max_regressions=self.max_regressions,
         )
 
+    def check_names(self, names: list[str]) -> None:
+        """Before the run: a baseline with none of its tests (``names``) is refused."""
+        if self.baseline is not None:
+            from assay.gate import require_comparable
+
+            require_comparable(self.baseline, names)
+
 
 def read_gate(
     fail_under: str | None, baseline: str | None, max_regressions: int | None, store: Store

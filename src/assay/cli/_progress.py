@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -145,8 +146,10 @@ def execute_with_progress(
     store_url: str | None,
     resume: str | None = None,
     enabled: bool = True,
+    check_names: Callable[[list[str]], None] | None = None,
 ) -> JobOutcome:
-    """``assay.api.execute`` with the progress bar drawn from the run's start to its end."""
+    """``assay.api.execute`` with the progress bar drawn from the run's start to its end;
+    ``check_names`` is execute's."""
     progress = RunProgress(enabled=enabled)
     try:
         return execute(
@@ -157,6 +160,7 @@ def execute_with_progress(
             resume=resume,
             on_start=progress.start,
             on_result=StatusHook(progress.advance_status),  # a status: nothing parsed back
+            check_names=check_names,
         )
     finally:
         reopen_closed_streams()  # before the bar's last line and the summary

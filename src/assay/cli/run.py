@@ -144,7 +144,15 @@ def run(
 
             gate = read_gate(fail_under, baseline, max_regressions, opened)
         with _sigterm_as_ctrl_c():
-            outcome = execute_with_progress(suite, options, opened, store, resume, not quiet)
+            outcome = execute_with_progress(
+                suite,
+                options,
+                opened,
+                store,
+                resume,
+                not quiet,
+                None if gate is None else gate.check_names,
+            )
         # imported once the run is over: nothing before its first request needs them
         from assay.cli._gate import append_step_summary, print_verdict, step_summary_file
         from assay.cli.summary import exit_code, print_summary

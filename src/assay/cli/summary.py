@@ -19,6 +19,7 @@ from assay.reporters.view import (
     STATUS_LABELS,
     display_name,
     headline_status,
+    incomplete_line,
     repeat_line,
     turns_cell,
     why_failed,
@@ -26,7 +27,13 @@ from assay.reporters.view import (
 from assay.results.models import ReportSummary, RunInfo, TestResult
 from assay.results.rollup import StatusCounts
 
-_STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "not_run": "yellow"}
+_STATUS_STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "error": "red",
+    "not_run": "yellow",
+    "incomplete": "yellow",
+}
 # Past this many tests the table lists only the ones that did not pass, up to this many.
 MAX_ROWS = 50
 
@@ -41,8 +48,8 @@ def exit_code(s: ReportSummary, strict: bool = False) -> int:
     return StatusCounts.of(s).exit_code(strict)
 
 
-def _colour(s: ReportSummary) -> str:
-    return _STATUS_STYLE[headline_status(StatusCounts.of(s))]
+def _colour(s: ReportSummary, run_status: str) -> str:
+    return _STATUS_STYLE[headline_status(StatusCounts.of(s), run_status)]
 
 
 def print_summary(
@@ -100,4 +107,6 @@ def print_summary(
         repeats = repeat_line(summary)
         if repeats:
             console.print(markup_safe(repeats))
-    console.print(f"[bold {_colour(summary)}]{markup_safe(totals_line(summary))}[/]")
+    incomplete = incomplete_line(run.status, summary.total_tests)
+    line = totals_line(summary) if incomplete is None else f"{incomplete} — {totals_line(summary)}"
+    console.print(f"[bold {_colour(summary, run.status)}]{markup_safe(line)}[/]")

@@ -1,10 +1,12 @@
 """XLSX reader (python-calamine, read-only): the first sheet (or one a caller names), cell
 values as text.
 
-Formula cells give their cached value (what Excel last computed); integral numbers lose
-their ``.0``. Merged or blank cells in the header row are refused: every column needs one
-name of its own. A workbook calamine could not load within bounded memory (a stray cell at
-XFD1048576, a zip bomb) is refused before it is opened (``_xlsx_guard``).
+Formula cells give their cached value (what Excel last computed); one with none (a file
+written by openpyxl) is refused, for calamine would read it as blank (``_xlsx_formulas``).
+Integral numbers lose their ``.0``. Merged or blank cells in the header row are refused:
+every column needs one name of its own. A workbook calamine could not load within bounded
+memory (a stray cell at XFD1048576, a zip bomb) is refused before it is opened
+(``_xlsx_guard``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
 from assay.datasets._table import Table, cell_text, fail
+from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
 from assay.datasets._xlsx_guard import check_workbook
 from assay.datasets._xlsx_parts import Archive, tabs
 from assay.errors import DatasetError, Problem
@@ -60,7 +63,7 @@ def open_xlsx(path: Path, source: str, index: int = 0) -> Iterator[Table]:
             raise empty
         # iter_rows() yields the rows above the first used one as blank rows, so its n-th row
         # is spreadsheet row n; columns start at the first used one.
-        rows = _numbered(sheet, 1, source)
+        rows = _numbered(sheet, 1, source, _Blanks(path, source, index, sheet.name))
         header: list[str] | None = None
         header_number = 0
         for number, cells in rows:
@@ -74,12 +77,33 @@ def open_xlsx(path: Path, source: str, index: int = 0) -> Iterator[Table]:
         yield table
 
 
-def _numbered(sheet: CalamineSheet, first: int, source: str) -> Iterator[tuple[int, list[str]]]:
+class _Blanks:
+    """The first blank cell calamine gives has the sheet checked for formulas without a
+    saved value, which read as blank too; once."""
+
+    def __init__(self, path: Path, source: str, index: int, sheet: str) -> None:
+        self.path, self.source, self.index, self.sheet = path, source, index, sheet
+        self.checked = False
+
+    def check(self) -> None:
+        if self.checked:
+            return
+        self.checked = True
+        cell = first_formula_without_value(self.path, self.source, self.index)
+        if cell is not None:
+            raise formula_without_value(self.source, self.sheet, cell)
+
+
+def _numbered(
+    sheet: CalamineSheet, first: int, source: str, blanks: _Blanks
+) -> Iterator[tuple[int, list[str]]]:
     """Rows with their spreadsheet row numbers (1-based, as Excel shows them), as text."""
     text = cell_text
     number = first - 1
     try:
         for number, values in enumerate(sheet.iter_rows(), first):
+            if "" in values:
+                blanks.check()
             yield number, [v if v.__class__ is str else text(v) for v in values]
     except (OverflowError, ValueError) as exc:  # a date or duration Python cannot hold
         raise fail(

@@ -98,14 +98,18 @@ class Archive:
         info: zipfile.ZipInfo,
         start: Callable[[str, dict[str, str]], None],
         end: Callable[[str], None] | None = None,
+        text: Callable[[str], None] | None = None,
     ) -> None:
         """Stream the entry through expat, calling ``start(name, attributes)`` and
-        ``end(name)`` for each element. A DOCTYPE is refused: no part of a workbook has
-        one, and it is how XML entity bombs are declared."""
+        ``end(name)`` for each element, and ``text(data)`` for the text between them. A
+        DOCTYPE is refused: no part of a workbook has one, and it is how XML entity bombs
+        are declared."""
         parser = xml.parsers.expat.ParserCreate()
         parser.StartElementHandler = start
         if end is not None:
             parser.EndElementHandler = end
+        if text is not None:
+            parser.CharacterDataHandler = text
         parser.StartDoctypeDeclHandler = self._no_doctype(info)
         try:
             for chunk in self.inflate(info):

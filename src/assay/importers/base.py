@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay._words import unused_name
+from assay._words import clipped, unused_name
 from assay.cases._yaml import read_yaml
 from assay.cases.loader import parse_suite
 from assay.errors import ConfigError, Problem
@@ -33,6 +33,41 @@ def read_items(path: Path, key: str, why: str) -> tuple[dict[str, Any], list[Any
         raise ConfigError([Problem(str(path), key, why)])
     assert isinstance(raw, dict)
     return raw, items
+
+
+def listed(value: Any, source: str, path: str, expected: str) -> list[Any]:
+    """``value``, a list (absent: empty); any other type is bad input naming ``path``: its
+    items would be read one letter, or one key, at a time."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise wrong_type(source, path, f"a list of {expected}", value)
+    return value
+
+
+def mapping(value: Any, source: str, path: str, expected: str) -> dict[str, Any]:
+    """``value``, a mapping (absent: empty); any other type is bad input naming ``path``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise wrong_type(source, path, f"a mapping of {expected}", value)
+    return value
+
+
+def wrong_type(source: str, path: str, expected: str, value: Any) -> ConfigError:
+    """A field of the wrong type in the file being imported (exit 2): where, and what was
+    expected; the suite is not written."""
+    return ConfigError([Problem(source, path, f"expected {expected}, got {_shown(value)}")])
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"the text {clipped(value, 40)!r}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.importers.base import Imported, Names, read_items, text, unique_labels
+from assay.importers.base import (
+    Imported,
+    Names,
+    listed,
+    mapping,
+    read_items,
+    text,
+    unique_labels,
+)
 from assay.importers.holodeck_metrics import map_metrics
 
 TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as context
@@ -22,6 +30,7 @@ _CASE_KEYS |= {"evaluations", "turns"}
 # a multi-turn case's fields that belong on its turns (``files``, ``retrieval_context``: FR-009)
 _NOT_WITH_TURNS = ("input", "ground_truth", "files", "retrieval_context")
 _TOOL_KEYS = {"name", "args", "count"}
+_TOOLS = "tool names or {name, args, count}"
 _AGENT_KEYS_MAPPED = {"name", "test_cases", "evaluations"}
 
 
@@ -31,13 +40,13 @@ def import_holodeck(path: Path) -> Imported:
     out = Imported("holodeck", str(path), {"name": text(raw.get("name")) or path.stem})
     for key in sorted(set(raw) - _AGENT_KEYS_MAPPED):  # model, instructions, tools...
         out.skip("the agent", key, "the agent's own definition: assay tests it through `target:`")
-    evaluations = raw.get("evaluations")
-    if isinstance(evaluations, dict):
-        if evaluations.get("model") is not None:
-            out.skip("evaluations", "model", "assay has one judge per suite: set `judge:`")
-        suite_metrics = map_metrics(evaluations.get("metrics"), "evaluations.metrics", out)
-        if suite_metrics:
-            out.suite["metrics"] = unique_labels(suite_metrics)
+    evaluations = mapping(raw.get("evaluations"), str(path), "evaluations", "model and metrics")
+    if evaluations.get("model") is not None:
+        out.skip("evaluations", "model", "assay has one judge per suite: set `judge:`")
+    where = "evaluations.metrics"
+    suite_metrics = map_metrics(evaluations.get("metrics"), where, where, out)
+    if suite_metrics:
+        out.suite["metrics"] = unique_labels(suite_metrics)
     names = Names()
     for i, case in enumerate(cases):
         if not isinstance(case, dict):
@@ -51,12 +60,13 @@ def import_holodeck(path: Path) -> Imported:
 
 
 def _case(case: dict[str, Any], where: str, folder: Path, out: Imported) -> dict[str, Any] | None:
+    """The test case at ``where`` (``test_cases[3]``, its field path)."""
     item = f"{where} {case['name']!r}" if case.get("name") else where
     for key in sorted(set(case) - _CASE_KEYS):
         out.skip(item, key, "not a HoloDeck test-case field assay knows")
     test: dict[str, Any] = {"name": ""}
-    turns = case.get("turns")
-    if isinstance(turns, list) and turns:
+    turns = listed(case.get("turns"), out.source, f"{where}.turns", "turns")
+    if turns:
         # test-case-schema.md §2: HoloDeck refuses these beside turns (a ConfigError)
         clashing = [k for k in _NOT_WITH_TURNS if case.get(k) not in (None, "", [], {})]
         if clashing:
@@ -66,7 +76,7 @@ def _case(case: dict[str, Any], where: str, folder: Path, out: Imported) -> dict
         if case.get("expected_tools"):
             out.skip(item, "expected_tools", "beside turns: put it on the turn it checks")
         mapped = [
-            _turn(turn, f"{item} turns[{k}]", folder, out, own_metrics=True)
+            _turn(turn, f"{item} turns[{k}]", f"{where}.turns[{k}]", folder, out, own_metrics=True)
             for k, turn in enumerate(turns)
         ]
         if any(t is None for t in mapped):
@@ -74,43 +84,48 @@ def _case(case: dict[str, Any], where: str, folder: Path, out: Imported) -> dict
             return None
         test["turns"] = mapped
     else:
-        single = _turn(case, item, folder, out, own_metrics=False)
+        single = _turn(case, item, where, folder, out, own_metrics=False)
         if single is None:
             return None
         test.update(single)
-    metrics = map_metrics(case.get("evaluations"), f"{item} evaluations", out)
+    evaluations = case.get("evaluations")
+    metrics = map_metrics(evaluations, f"{item} evaluations", f"{where}.evaluations", out)
     if metrics:
         test["metrics"] = unique_labels(metrics)
     return test
 
 
 def _turn(
-    step: Any, item: str, folder: Path, out: Imported, own_metrics: bool
+    step: Any, item: str, path: str, folder: Path, out: Imported, own_metrics: bool
 ) -> dict[str, Any] | None:
-    """A turn (or a single-turn case's fields); ``own_metrics``: its ``evaluations`` are the
-    turn's metric list (a case's are the test's, mapped by the caller)."""
+    """A turn (or a single-turn case's fields) at ``path``; ``own_metrics``: its
+    ``evaluations`` are the turn's metric list (a case's are the test's, mapped by the
+    caller). A field of the wrong type is bad input: HoloDeck refuses it too (a string
+    where its model has a list: ``expected_tools``, ``retrieval_context``, ``files``)."""
     if not isinstance(step, dict) or text(step.get("input")) is None:
         out.skip(item, "input", "missing or empty: assay needs something to send")
         return None
     turn: dict[str, Any] = {"input": text(step["input"])}
     if text(step.get("ground_truth")) is not None:
         turn["ground_truth"] = text(step["ground_truth"])
-    context = _context(step, item, folder, out)
+    context = _context(step, item, path, folder, out)
     if context:
         turn["context"] = context
-    tools = _tools(step.get("expected_tools"), item, out)
+    expected = listed(step.get("expected_tools"), out.source, f"{path}.expected_tools", _TOOLS)
+    tools = _tools(expected, item, out)
     if tools:
         turn["expected_tools"] = tools
     if own_metrics:
-        metrics = map_metrics(step.get("evaluations"), f"{item} evaluations", out)
+        evaluations = step.get("evaluations")
+        metrics = map_metrics(evaluations, f"{item} evaluations", f"{path}.evaluations", out)
         if metrics:
             turn["metrics"] = unique_labels(metrics)
     return turn
 
 
-def _tools(tools: Any, item: str, out: Imported) -> list[Any]:
+def _tools(tools: list[Any], item: str, out: Imported) -> list[Any]:
     mapped: list[Any] = []
-    for k, tool in enumerate(tools or []):
+    for k, tool in enumerate(tools):
         if isinstance(tool, str):
             mapped.append(tool)
         elif isinstance(tool, dict) and isinstance(tool.get("name"), str):
@@ -122,11 +137,13 @@ def _tools(tools: Any, item: str, out: Imported) -> list[Any]:
     return mapped
 
 
-def _context(step: dict[str, Any], item: str, folder: Path, out: Imported) -> str | None:
+def _context(step: dict[str, Any], item: str, path: str, folder: Path, out: Imported) -> str | None:
     """``retrieval_context`` and the text of ``files`` (text and CSV files on disk), as the
     turn's context: assay sends text, not images or documents."""
-    parts = [str(c) for c in step.get("retrieval_context") or [] if text(c) is not None]
-    for k, file in enumerate(step.get("files") or []):
+    chunks = listed(step.get("retrieval_context"), out.source, f"{path}.retrieval_context", "texts")
+    parts = [str(c) for c in chunks if text(c) is not None]
+    files = listed(step.get("files"), out.source, f"{path}.files", "file entries ({path, type})")
+    for k, file in enumerate(files):
         where = f"files[{k}]"
         if not isinstance(file, dict):
             out.skip(item, where, "not a file entry")

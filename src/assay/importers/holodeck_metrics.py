@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.importers.base import Imported, text
+from assay.importers.base import Imported, listed, text
 
 _SAME_JUDGE = {"groundedness", "relevance", "coherence", "fluency"}
 _NLP = {"bleu": "bleu", "rouge": "rouge", "f1_score": "token_f1"}
@@ -38,9 +38,11 @@ _NUMERIC = {
 }
 
 
-def map_metrics(specs: Any, where: str, out: Imported) -> list[dict[str, Any]]:
+def map_metrics(specs: Any, where: str, path: str, out: Imported) -> list[dict[str, Any]]:
+    """``specs``, the metric list at ``path`` (``test_cases[0].evaluations``); ``where``
+    names it in what is not mapped. Not a list: bad input (ConfigError)."""
     mapped = []
-    for i, spec in enumerate(specs or []):
+    for i, spec in enumerate(listed(specs, out.source, path, "metrics")):
         item = f"{where}[{i}]"
         if not isinstance(spec, dict):
             out.skip(item, "metric", "not a mapping")
@@ -48,7 +50,7 @@ def map_metrics(specs: Any, where: str, out: Imported) -> list[dict[str, Any]]:
         if spec.get("enabled") is False:
             out.skip(item, _label(spec), "disabled in HoloDeck (enabled: false)")
             continue
-        metric = _metric(spec, item, out)
+        metric = _metric(spec, item, f"{path}[{i}]", out)
         if metric is None:
             continue
         if spec.get("model") is not None:
@@ -64,12 +66,12 @@ def _label(spec: dict[str, Any]) -> str:
     return str(spec.get("metric") or spec.get("metric_type") or spec.get("name") or "metric")
 
 
-def _metric(spec: dict[str, Any], item: str, out: Imported) -> dict[str, Any] | None:
+def _metric(spec: dict[str, Any], item: str, path: str, out: Imported) -> dict[str, Any] | None:
     kind = spec.get("type", "standard")
     if kind == "standard":
         return _standard(spec, item, out)
     if kind == "geval":
-        return _geval(spec, item, out)
+        return _geval(spec, item, path, out)
     if kind == "rag":
         name = _RAG.get(str(spec.get("metric_type")))
         if name is None:
@@ -106,7 +108,7 @@ def _standard(spec: dict[str, Any], item: str, out: Imported) -> dict[str, Any] 
     return None
 
 
-def _geval(spec: dict[str, Any], item: str, out: Imported) -> dict[str, Any] | None:
+def _geval(spec: dict[str, Any], item: str, path: str, out: Imported) -> dict[str, Any] | None:
     criteria = text(spec.get("criteria"))
     if criteria is None:
         out.skip(item, "geval", "no criteria")
@@ -114,10 +116,12 @@ def _geval(spec: dict[str, Any], item: str, out: Imported) -> dict[str, Any] | N
     rubric: dict[str, Any] = {"metric": "rubric", "criteria": criteria}
     if text(spec.get("name")):
         rubric["name"] = text(spec.get("name"))
-    steps = [str(s) for s in spec.get("evaluation_steps") or []]
+    given = listed(spec.get("evaluation_steps"), out.source, f"{path}.evaluation_steps", "steps")
+    steps = [str(s) for s in given]
     if steps:
         rubric["evaluation_steps"] = steps
-    params = spec.get("evaluation_params") or ["actual_output"]
+    where = f"{path}.evaluation_params"
+    params = listed(spec.get("evaluation_params"), out.source, where, "names") or ["actual_output"]
     fields = list(dict.fromkeys(_PARAMS[p] for p in params if p in _PARAMS))
     if "response" not in fields:
         fields.insert(0, "response")

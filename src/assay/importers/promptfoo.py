@@ -18,6 +18,8 @@ from assay.importers.base import (
     Imported,
     Names,
     Unmapped,
+    listed,
+    mapping,
     plain,
     read_items,
     text,
@@ -29,6 +31,8 @@ from assay.net.openai_wire import OPENAI_BASE_URL
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
 _INPUT_VARS = ("input", "query", "question", "prompt", "message", "user_input")
 _TEST_KEYS = {"description", "vars", "assert"}
+_VARS = "var names to values"
+_ASSERTS = "assertions ({type, value})"
 
 
 def import_promptfoo(path: Path) -> Imported:
@@ -41,23 +45,25 @@ def import_promptfoo(path: Path) -> Imported:
     )
     model = _provider(raw.get("providers"), out)
     template = _prompt(raw.get("prompts"), path.parent, out)
+    source = str(path)
     found = raw.get("defaultTest")
-    default: dict[str, Any] = found if isinstance(found, dict) else {}
     if isinstance(found, str):
         out.skip("defaultTest", "defaultTest", "a file reference: not read")
-    found = default.get("vars")
-    default_vars: dict[str, Any] = found if isinstance(found, dict) else {}
+        found = None
+    default = mapping(found, source, "defaultTest", "test fields (vars, assert)")
+    default_vars = mapping(default.get("vars"), source, "defaultTest.vars", _VARS)
+    default_asserts = listed(default.get("assert"), source, "defaultTest.assert", _ASSERTS)
     names = Names()
     for i, test in enumerate(tests):
         item = f"tests[{i}]"
         if not isinstance(test, dict):
             out.skip(item, "the test", "a file reference or not a mapping: not read")
             continue
+        variables = default_vars | mapping(test.get("vars"), source, f"{item}.vars", _VARS)
+        asserts = listed(test.get("assert"), source, f"{item}.assert", _ASSERTS)
         if text(test.get("description")):
             item += f" {test['description']!r}"
-        mapped = _test(
-            test, default, default_vars | (test.get("vars") or {}), template, model, item, out
-        )
+        mapped = _test(test, [*default_asserts, *asserts], variables, template, model, item, out)
         if mapped is not None:
             mapped["name"] = names.unique(text(test.get("description")) or f"test {i + 1}")
             out.tests.append(mapped)
@@ -130,7 +136,7 @@ def _input(template: str | None, variables: dict[str, Any], item: str, out: Impo
 
 def _test(
     test: dict[str, Any],
-    default: dict[str, Any],
+    asserts: list[Any],
     variables: dict[str, Any],
     template: str | None,
     model: str | None,
@@ -144,7 +150,6 @@ def _test(
         return None
     mapped: dict[str, Any] = {"name": "", "input": query}
     metrics: list[dict[str, Any]] = []
-    asserts = [*(default.get("assert") or []), *(test.get("assert") or [])]
     for k, spec in enumerate(asserts):
         label = str(spec.get("type")) if isinstance(spec, dict) else f"assert[{k}]"
         if not isinstance(spec, dict):

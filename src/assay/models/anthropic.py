@@ -71,19 +71,23 @@ class AnthropicChatModel(ChatModel):
             for i, b in enumerate(blocks)
             if b.get("type") == "text"
         )
-        structured = next(
-            (
-                b.get("input")
-                for b in blocks
-                if b.get("type") == "tool_use" and b.get("name") == schema_name
-            ),
-            None,
-        )
-        if structured is not None and not text:
-            text = json.dumps(structured, ensure_ascii=False)
+        verdicts = [
+            b.get("input")
+            for b in blocks
+            if b.get("type") == "tool_use" and b.get("name") == schema_name
+        ]
+        structured = verdicts[0] if len(verdicts) == 1 else None
+        if verdicts and not text:
+            shown = structured if structured is not None else verdicts
+            text = json.dumps(shown, ensure_ascii=False)
         problem = None
         if data.get("stop_reason") == "max_tokens":
             problem = CUT_OFF
         elif data.get("stop_reason") == "refusal":
             problem = "the model refused to answer"
+        elif len(verdicts) > 1:  # which one is the answer? as two JSON objects in a text reply
+            problem = (
+                f"the reply calls the {schema_name} tool {len(verdicts)} times: one answer "
+                "was asked for, and which of them it is cannot be told"
+            )
         return RawReply(text, usage, model_name(data), structured=structured, problem=problem)

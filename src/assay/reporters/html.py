@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from assay.reporters.templating import template_environment
 from assay.reporters.view import (
+    incomplete_line,
     repeat_line,
     turns_passed,
     without_nul,
@@ -61,5 +62,6 @@ def render_html(report: Report) -> str:
             turns_passed=turns_passed(report),
             open_failures=failing <= OPEN_FAILURES,
             repeats=repeat_line(report.summary),
+            incomplete=incomplete_line(report.run.status, report.summary.total_tests),
         )
     )

@@ -3,7 +3,9 @@
 One ``<testsuite>`` (inside ``<testsuites>``) per run and one ``<testcase>`` per test (and
 repeat): a failed test carries ``<failure>``, an errored one ``<error>``, one that was not
 run ``<skipped>``. The first reason is the ``message``; the per-turn details are the text.
-Every test's turns are summarised in ``<system-out>``.
+Every test's turns are summarised in ``<system-out>``. A run that did not complete
+(interrupted, killed, failed) gets one more testcase, ``assay run incomplete``, with an
+``<error>``: its tests without a result are in no count, and CI must not read it as passed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from assay.reporters.view import (
     display_name,
     fmt_ms,
     fmt_score,
+    incomplete_line,
     metric_verdict,
     test_scoped_failures,
     truncate,
@@ -127,12 +130,25 @@ def _testcase(parent: ET.Element, result: TestResult, classname: str, name: str)
     ET.SubElement(case, "system-out").text = _clean(_system_out(result))
 
 
+INCOMPLETE_CASE = "assay run incomplete"
+
+
+def _incomplete_case(parent: ET.Element, report: Report, classname: str, why: str) -> None:
+    """The testcase that makes a run that did not complete fail in CI (Jenkins, GitLab and
+    GitHub count testcases with an ``<error>``; a testsuite's own attributes they ignore)."""
+    case = ET.SubElement(parent, "testcase", classname=classname, name=INCOMPLETE_CASE, time="0")
+    message = f"{why}: the tests without one are in no count"
+    error = ET.SubElement(case, "error", message=message, type="incomplete")
+    error.text = f"{message}; finish it: assay run --resume {report.run.id[:12]}"
+
+
 def render_junit(report: Report) -> str:
     run, counts = report.run, StatusCounts.of(report.summary)
+    incomplete = incomplete_line(run.status, report.summary.total_tests)
     totals = {
-        "tests": str(counts.total),
+        "tests": str(counts.total + bool(incomplete)),
         "failures": str(counts.failed),
-        "errors": str(counts.errored),
+        "errors": str(counts.errored + bool(incomplete)),
         "skipped": str(counts.not_run),
         "time": _run_seconds(report),
     }
@@ -164,6 +180,9 @@ def render_junit(report: Report) -> str:
     # one name per testcase: CI tools key results by it, and a test named "a#2" beside the
     # second repeat of "a" would share one; the later gets " (2)"
     taken: set[str] = set()
+    if incomplete:
+        _incomplete_case(suite, report, classname, incomplete)
+        taken.add(INCOMPLETE_CASE)
     for result in report.results:
         name = unused_name(display_name(result), taken)
         taken.add(name)

@@ -25,6 +25,7 @@ from assay.reporters.view import (
     fmt_score,
     goal_reasons,
     headline_status,
+    incomplete_line,
     metric_verdict,
     repeat_line,
     test_scoped_failures,
@@ -54,7 +55,7 @@ MAX_PASSED_SECTIONS = 50
 PASSED_CHARACTERS = 15_000
 """...in about this many characters."""
 
-_ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️"}
+_ICONS = {"passed": "✅", "failed": "❌", "error": "💥", "not_run": "⏭️", "incomplete": "⚠️"}
 _TURN_ICONS = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
 # "_" inside a word (capital_of_france) starts no emphasis in CommonMark or GitHub's
 # Markdown, so it stays as written there: names can be searched for in the summary as typed
@@ -99,7 +100,8 @@ def _field(label: str, text: str | None, limit: int = MAX_TEXT) -> list[str]:
 def _header(report: Report) -> list[str]:
     run, s = report.run, report.summary
     counts = StatusCounts.of(s)
-    icon = _ICONS[headline_status(counts)]
+    icon = _ICONS[headline_status(counts, run.status)]
+    incomplete = incomplete_line(run.status, s.total_tests)
     facts = [
         f"run {md_code(run.id[:12])}",
         f"started {md_text(run.started_at)}",
@@ -115,8 +117,10 @@ def _header(report: Report) -> list[str]:
     )
     repeats = repeat_line(report.summary)
     return [
-        f"## {icon} assay: {md_text(run.suite_name)}",
+        f"## {icon} assay: {md_text(run.suite_name)}"
+        + (f" — incomplete ({md_text(run.status)})" if incomplete else ""),
         "",
+        *([f"**{md_text(incomplete)}**: not a passing run", ""] if incomplete else []),
         " · ".join(f for f in facts if f),
         "",
         totals,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assay._words import counted
 from assay.results.models import (
     MetricResult,
     ProcessedFile,
@@ -181,12 +182,24 @@ def goal_reasons(trace: dict[str, Any] | None) -> list[str]:
     return []
 
 
-def headline_status(counts: StatusCounts) -> str:
-    """The status a whole run is shown with: failed if any test failed or errored, else not
-    run if any test was not run, else passed (also for a run of no tests)."""
+def headline_status(counts: StatusCounts, run_status: str = "completed") -> str:
+    """The status a whole run is shown with: incomplete if the run did not complete
+    (interrupted, killed while running, failed: its tests without a result are in no
+    count), else failed if any test failed or errored, else not run if any test was not
+    run, else passed (also for a completed run of no tests)."""
+    if run_status != "completed":
+        return "incomplete"
     if counts.failed or counts.errored:
         return "failed"
     return "not_run" if counts.not_run else "passed"
+
+
+def incomplete_line(run_status: str, results: int) -> str | None:
+    """``run interrupted: results for 272 tests only``, for a run that did not complete
+    (None for one that did): what every format says in place of passed."""
+    if run_status == "completed":
+        return None
+    return f"run {run_status}: results for {counted(results, 'test')} only"
 
 
 def turn_counts(result: TestResult) -> tuple[int, int] | None:

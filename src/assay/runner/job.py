@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from assay._isolation import describe, user_code_guarded
+from assay._words import counted
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
 from assay.errors import AssayError, ConfigError, Problem, StoreError
@@ -88,6 +89,15 @@ def _stored_names(cases: list[TestCase]) -> list[str]:
             raise ConfigError([Problem(case.source, "name", problem)])
         seen[name] = case
     return names
+
+
+def lost_tests(reasons: list[str], count: int, resume_command: str) -> str:
+    """Why a run with workers ended with ``count`` tests lost, and how to run them."""
+    have = "has" if count == 1 else "have"
+    return (
+        f"{'; '.join(reasons) or 'every worker stopped'}: {counted(count, 'test')} {have} no "
+        f"result (the other results are stored); run them with {resume_command}"
+    )
 
 
 class RunCutShort(AssayError):
@@ -478,9 +488,7 @@ class RunJob:
             raise stopped
         if lost.positions:
             raise WorkerFailed(
-                f"{'; '.join(lost.reasons) or 'every worker stopped'}: {len(lost.positions)} "
-                f"tests have no result (the other results are stored); run them with "
-                f"{self.outcome.resume_command}"
+                lost_tests(lost.reasons, len(lost.positions), self.outcome.resume_command)
             )
         return self.outcome
 
