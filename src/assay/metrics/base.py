@@ -252,7 +252,7 @@ class Metric(ABC, Generic[OptionsT]):
                 "scale": "0-1",
                 "error": None,
                 "retry_count": 0,
-                "evaluation_time_ms": round((time.perf_counter() - started) * 1000, 3),
+                "evaluation_time_ms": elapsed_ms(started),
                 "model_used": None,
                 "reasoning": reasoning,
                 "dimension": dimension,
@@ -268,7 +268,7 @@ class Metric(ABC, Generic[OptionsT]):
             passed=passed,
             reasoning=reasoning,
             details=details,
-            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
 
@@ -281,9 +281,15 @@ class Metric(ABC, Generic[OptionsT]):
             threshold=self.threshold,
             passed=False,
             error=error,
-            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
+
+
+def elapsed_ms(started: float) -> int:
+    """Whole milliseconds since ``started`` (a ``time.perf_counter()``): a metric's
+    ``evaluation_time_ms``, an integer as the contract's example has it."""
+    return round((time.perf_counter() - started) * 1000)
 
 
 def _options_class(arg: Any) -> type[MetricOptions]:
