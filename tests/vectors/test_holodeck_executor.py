@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from assay import SessionLost
 from assay.cases import parse_suite
+from assay.cases.models import TestCase, Turn
 from assay.files.attach import attach_files
+from assay.metrics.base import Metric, MetricContext, MetricOptions
 from assay.reporters.markdown import render_markdown
 from assay.results.models import (
     MetricResult,
@@ -188,6 +190,53 @@ async def test_turn_exception_is_its_type_and_message() -> None:
     assert first.errors == ["ValueError: Invalid API key"]
     assert second.errors == [] and second.response == "second-response"
     assert result.errors == ["[turn 0] ValueError: Invalid API key"]
+
+
+# --- test_executor.py: a metric that raises --------------------------------------------
+
+
+class RaisesWhileScoring(Metric):
+    """Like HoloDeck's mocked evaluator: ``evaluate`` raises what it was given."""
+
+    name: ClassVar[str] = "groundedness"
+    requires = frozenset()
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(MetricOptions(threshold=0.7))
+        self.error = error
+
+    async def evaluate(self, ctx: MetricContext) -> MetricResult:
+        raise self.error
+
+
+async def raising(error: BaseException, *inputs: str) -> TestResult:
+    turns = tuple(Turn(input=q, metrics=(RaisesWhileScoring(error),)) for q in inputs)
+    kind: Any = "single_turn" if len(inputs) == 1 else "multi_turn"
+    case = TestCase(name="test_eval_error", type=kind, turns=turns)
+    target = PythonTarget(f"{AGENTS}:scripted")
+    return await run_case(case, target, CaseSettings(run_id="v" * 32))
+
+
+async def test_evaluation_failure_recorded() -> None:
+    # HoloDeck: test_executor.py::TestEvaluationMetrics::test_evaluation_failure_recorded;
+    # its executor records str(e), in a single-turn test and on a turn alike
+    script(Query="Response")
+    [metric] = (await raising(RuntimeError("Evaluator failed"), "Query")).metric_results
+    assert (metric.error, metric.passed, metric.score) == ("Evaluator failed", False, None)
+    result = await raising(RuntimeError("Evaluator failed"), "Query", "Query")
+    for turn in turns_of(result):
+        [metric] = turn.metric_results
+        assert (metric.error, metric.passed) == ("Evaluator failed", False)
+    assert result.status == "failed" and result.errors == []
+
+
+async def test_a_metric_error_without_a_message_names_its_type() -> None:
+    # HoloDeck writes str(e), blank for RuntimeError(); assay's error is never blank
+    script(Query="Response")
+    [metric] = (await raising(RuntimeError(), "Query")).metric_results
+    assert metric.error == "RuntimeError"
+    [metric] = (await raising(SystemExit(3), "Query")).metric_results
+    assert metric.error == "SystemExit(3)"
 
 
 # --- test_executor_multi_turn.py -------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from assay._isolation import describe, in_daemon_thread
+from assay._isolation import described, in_daemon_thread
 from assay.results.models import (
     METRIC_KINDS,
     MetricKind,
@@ -217,7 +217,7 @@ class Metric(ABC, Generic[OptionsT]):
         try:
             outcome = measure(given)
         except Exception as exc:  # a broken metric fails itself, not the run
-            return self.failure(describe(exc), started)
+            return self.failure(self.error_of(exc), started)
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
@@ -271,6 +271,13 @@ class Metric(ABC, Generic[OptionsT]):
             evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
+
+    def error_of(self, exc: BaseException) -> str:
+        """What this metric raised, as its ``error``: the message alone, as HoloDeck's
+        executor records an evaluator's (``str(e)``: ``Evaluator failed``); an exception
+        without a message by its type's name (``RuntimeError``), never blank; one that is not
+        an error in assay's words (``SystemExit(0)``, ``os._exit(0) (...)``)."""
+        return described(exc)[1]
 
     def failure(self, error: str, started: float, **extra: Any) -> MetricResult:
         return MetricResult(

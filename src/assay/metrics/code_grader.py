@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import field_validator
 
 from assay._imports import import_callable
+from assay._isolation import describe
 from assay.errors import ConfigError
 from assay.metrics._user_code import UserFunction, UserFunctionMetric
 from assay.metrics.base import MetricOptions, Score
@@ -77,6 +78,11 @@ class Code(UserFunctionMetric[CodeOptions]):
             .result(outcome, started, **extra)
             .model_copy(update={"dimension": self.options.dimension})
         )
+
+    def error_of(self, exc: BaseException) -> str:
+        """``RuntimeError: message``: HoloDeck's code grader names the type (its executor's
+        other evaluators record the message alone)."""
+        return describe(exc)
 
     def failure(self, error: str, started: float, **extra: Any) -> MetricResult:
         failed = super().failure(error, started, **extra)
