@@ -93,12 +93,15 @@ class ConversationContext:
 @one_step_init
 @dataclass(frozen=True)
 class Score:
-    """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``."""
+    """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``.
+    ``error``: the metric scored, but could not read its input (the result's ``error``, as
+    HoloDeck's numeric gives 0.0 with an error for a reply that is not a number)."""
 
     score: float
     passed: bool | None = None
     reasoning: str | None = None
     details: dict[str, Any] | None = None
+    error: str | None = None
 
 
 class MetricOptions(BaseModel):
@@ -223,6 +226,8 @@ class Metric(ABC, Generic[OptionsT]):
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
         score, passed = outcome.score, outcome.passed
         reasoning, details = outcome.reasoning, outcome.details
+        if outcome.error is not None:  # (rare: made by the validating constructor below)
+            extra = {**extra, "error": outcome.error}
         if details is not None and _foreign(type(self)):
             details = _plain_details(details)
         threshold = self.threshold
