@@ -532,6 +532,62 @@ async def test_rollup_tools_matched_any_false() -> None:
     assert result.tools_matched is False
 
 
+async def test_a_failed_turn_still_checks_its_expected_tools() -> None:
+    # HoloDeck: executor.py's _run_single_turn checks a turn's expected_tools whether or not
+    # send() raised, against the calls it made (none): tools_matched false, and the reason
+    script(t1=ValueError("backend down"), t2=tools("subtract"))
+    test = {
+        "name": "failed-turn-tools",
+        "turns": [
+            {
+                "input": "t1",
+                "expected_tools": ["divide", {"name": "subtract", "args": {"a": 206588}}],
+            },
+            {"input": "t2", "expected_tools": ["subtract"]},
+        ],
+    }
+    result = await run(test)
+    first, second = turns_of(result)
+    assert first.tools_matched is False and first.response is None
+    assert first.tool_mismatches == ["no call to 'divide' found", "no call to 'subtract' found"]
+    assert details(first) == [
+        {
+            "expected_tool": "subtract",
+            "args_asserted": {"a": 206588},
+            "matched_call_index": -1,
+            "unmatched_reason": "no call to 'subtract' found",
+        }
+    ]
+    # the mismatches stay out of errors (docs/results.md): errors hold what broke
+    assert first.errors == ["ValueError: backend down"]
+    assert second.tools_matched is True
+    assert result.tools_matched is False and result.status == "error"
+
+
+async def test_a_failed_single_turn_test_still_checks_its_expected_tools() -> None:
+    # HoloDeck: executor.py's single-turn path validates tool_calls ([] after the agent
+    # raised) against expected_tools: tools_matched false
+    script(Query=ValueError("Invalid API key"))
+    test = {"name": "t", "input": "Query", "expected_tools": ["search"]}
+    result = await run(test)
+    assert result.tools_matched is False
+    assert result.tool_mismatches == ["no call to 'search' found"]
+    assert result.arg_match_details is None  # a name-only assertion has no entry
+    assert result.errors == ["Agent invocation error: Invalid API key"]
+    assert result.status == "error"
+
+
+async def test_a_skipped_turn_checks_no_tools() -> None:
+    # HoloDeck: a skipped TurnResult has tools_matched None (nothing was sent)
+    script(t1=SessionLost("gone"))
+    test = {
+        "name": "skipped",
+        "turns": [{"input": "t1"}, {"input": "t2", "expected_tools": ["divide"]}],
+    }
+    skipped = turns_of(await run(test))[1]
+    assert skipped.skipped and skipped.tools_matched is None and skipped.tool_mismatches == []
+
+
 def test_rollup_helper_pure_logic() -> None:
     # HoloDeck: test_executor_per_turn_tools.py::test_rollup_helper_pure_logic
     # (assay's roll-up of tools_matched is a row of rollup_multi_turn, checked through it)
