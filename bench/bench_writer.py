@@ -67,7 +67,7 @@ def write_payloads(path: Path, n: int, turns: int) -> None:
                     metric_name="equality",
                     score=1.0,
                     passed=True,
-                    evaluation_time_ms=0.05,
+                    evaluation_time_ms=0,
                     dimension="comparison",
                 )
             ],

@@ -98,7 +98,7 @@ def test_async_grader() -> None:
 
 def test_an_exception_fails_only_that_metric() -> None:
     result = grade("boom")
-    assert (result.score, result.passed) == (None, False)
+    assert (result.score, result.passed) == (0.0, False)  # as HoloDeck scores it
     assert result.error == "RuntimeError: grader broke"
 
 
@@ -108,8 +108,12 @@ def test_fail_on_error_false_leaves_the_metric_unjudged() -> None:
 
 
 def test_bad_returns_are_errors() -> None:
-    assert "a score is between 0 and 1" in (grade("too_big").error or "")
-    assert "return a bool, a 0-1 number or a dict" in (grade("nothing").error or "")
+    too_big = grade("too_big")
+    assert (too_big.score, too_big.passed) == (0.0, False)
+    assert too_big.error == "the grader returned 1.7; a score is between 0 and 1"
+    assert grade("nothing").error == (
+        "the grader returned NoneType; return a bool, a 0-1 number or a dict"
+    )
 
 
 def test_the_context_is_read_only() -> None:

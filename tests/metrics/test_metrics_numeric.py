@@ -93,10 +93,15 @@ def test_unicode_digits_in_prose() -> None:
 
 
 def test_empty_response() -> None:
+    # a number that cannot be read: 0, failed, and the metric's error says why (HoloDeck's)
     whole = score("numeric", "", "5120")
-    assert whole.score == 0.0 and "is not a number" in (whole.reasoning or "")
+    assert (whole.score, whole.passed, whole.error) == (
+        0.0,
+        False,
+        "the response '' is not a number",
+    )
     extracted = score("numeric", "", "5120", extract=True)
-    assert extracted.score == 0.0 and "contains no number" in (extracted.reasoning or "")
+    assert extracted.score == 0.0 and "contains no number" in (extracted.error or "")
 
 
 def test_response_path_reads_a_json_reply() -> None:
@@ -131,8 +136,47 @@ def test_bad_options_name_their_field() -> None:
 
 def test_ground_truth_not_a_number_is_an_error_on_that_metric() -> None:
     result = score("numeric", "5", "five")
-    assert result.score is None and result.passed is False
-    assert "is not a number" in (result.error or "")
+    assert (result.score, result.passed) == (0.0, False)  # as HoloDeck scores it
+    assert result.error == "the ground truth 'five' is not a number"
+
+
+def test_an_option_that_is_off_is_named_in_the_error() -> None:
+    percent = score("numeric", "14%", "0.14", accept_percent=False)
+    assert percent.error == "the response '14%' is a percentage, and accept_percent is false"
+    grouped = score("numeric", "5,120", "5120", accept_thousands_separators=False)
+    assert grouped.error == (
+        "the response '5,120' groups its thousands, and accept_thousands_separators is false"
+    )
+
+
+def test_a_non_numeric_answer_fails_the_test_and_does_not_error_it() -> None:
+    # the metric's error is not an error of the agent's: the test is failed, not errored
+    from assay.results.models import TurnResult
+    from assay.results.rollup import single_turn_result
+
+    metric = score("numeric", "about five", "5")
+    turn = TurnResult(
+        turn_index=0,
+        input="q",
+        response="about five",
+        passed=False,
+        execution_time_ms=1,
+        metric_results=[metric],
+    )
+    result = single_turn_result("t", turn, "2026-01-01T00:00:00+00:00")
+    assert (result.status, result.errors) == ("failed", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "thousands", "value"),
+    [("1_000", True, 1000.0), ("1_000", False, None), ("10_00", True, None), ("1_0", False, None)],
+)
+def test_an_underscore_is_a_thousands_separator_or_nothing(
+    text: str, thousands: bool, value: float | None
+) -> None:
+    # Python's float() reads any "1_0" as 10; a person writes "_" only between thousands
+    found = read_number(text, thousands=thousands)
+    assert (None if found is None else found.value) == value
 
 
 @pytest.mark.parametrize(

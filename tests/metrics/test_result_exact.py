@@ -51,7 +51,7 @@ def _validated(metric: Metric, score: Score, **extra: Any) -> MetricResult | str
             passed=passed,
             reasoning=score.reasoning,
             details=score.details,
-            evaluation_time_ms=0.0,
+            evaluation_time_ms=0,
             **extra,
         )
     except Exception as exc:
@@ -68,7 +68,7 @@ def _made(metric: Metric, score: Score, **extra: Any) -> MetricResult | str:
 def _shown(result: MetricResult | str) -> Any:
     if isinstance(result, str):
         return result
-    fields = dict(result.__dict__, evaluation_time_ms=0.0)
+    fields = dict(result.__dict__, evaluation_time_ms=0)
     return (
         repr(fields),
         [type(v) for v in fields.values()],

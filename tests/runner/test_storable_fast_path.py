@@ -222,8 +222,8 @@ def test_a_secret_learnt_after_a_clean_result_is_masked_in_the_next(
 
 TYPED_NUMBERS: dict[str, Callable[[], TestResult]] = {
     "score nan": lambda: result(metric_results=[MetricResult(metric_name="m", score=math.nan)]),
-    "evaluation time inf": lambda: result(
-        metric_results=[MetricResult(metric_name="m", evaluation_time_ms=math.inf)]
+    "evaluation time 2**63": lambda: result(
+        metric_results=[MetricResult(metric_name="m", evaluation_time_ms=2**63)]
     ),
     "duration -inf": lambda: result(
         tool_invocations=[ToolInvocation(name="t", duration_ms=-math.inf)]

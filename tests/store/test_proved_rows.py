@@ -173,6 +173,8 @@ def test_a_masked_secret_is_never_proved(monkeypatch: pytest.MonkeyPatch) -> Non
         {"metric_results": [measured(scale="1-5")]},
         {"metric_results": [measured(details=[1, 2])]},
         {"metric_results": [measured(retry_count=None)]},
+        {"metric_results": [measured(evaluation_time_ms=1.5)]},  # whole milliseconds
+        {"metric_results": [measured(evaluation_time_ms=2.0)]},  # validation makes it 2
         {"metric_results": [measured(passed="yes")]},
         {"metric_results": [measured(reasoning=3)]},
         {"metric_results": ["not a metric"]},
@@ -336,7 +338,7 @@ def random_result(rng: random.Random) -> TestResult:
             passed=rng.choice([True, False, None]),
             error=_maybe(rng, _random_text(rng)),
             retry_count=rng.randrange(5),
-            evaluation_time_ms=rng.choice([0, 1.5, _random_float(rng)]),
+            evaluation_time_ms=rng.choice([0, 2**63 - 1, rng.randrange(10**6)]),
             model_used=_maybe(rng, _random_text(rng)),
             reasoning=_maybe(rng, _random_text(rng)),
             dimension=_maybe(rng, _random_text(rng)),

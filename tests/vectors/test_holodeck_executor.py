@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from assay import SessionLost
 from assay.cases import parse_suite
+from assay.cases.models import TestCase, Turn
 from assay.files.attach import attach_files
+from assay.metrics.base import Metric, MetricContext, MetricOptions
 from assay.reporters.markdown import render_markdown
 from assay.results.models import (
     MetricResult,
@@ -188,6 +190,53 @@ async def test_turn_exception_is_its_type_and_message() -> None:
     assert first.errors == ["ValueError: Invalid API key"]
     assert second.errors == [] and second.response == "second-response"
     assert result.errors == ["[turn 0] ValueError: Invalid API key"]
+
+
+# --- test_executor.py: a metric that raises --------------------------------------------
+
+
+class RaisesWhileScoring(Metric):
+    """Like HoloDeck's mocked evaluator: ``evaluate`` raises what it was given."""
+
+    name: ClassVar[str] = "groundedness"
+    requires = frozenset()
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(MetricOptions(threshold=0.7))
+        self.error = error
+
+    async def evaluate(self, ctx: MetricContext) -> MetricResult:
+        raise self.error
+
+
+async def raising(error: BaseException, *inputs: str) -> TestResult:
+    turns = tuple(Turn(input=q, metrics=(RaisesWhileScoring(error),)) for q in inputs)
+    kind: Any = "single_turn" if len(inputs) == 1 else "multi_turn"
+    case = TestCase(name="test_eval_error", type=kind, turns=turns)
+    target = PythonTarget(f"{AGENTS}:scripted")
+    return await run_case(case, target, CaseSettings(run_id="v" * 32))
+
+
+async def test_evaluation_failure_recorded() -> None:
+    # HoloDeck: test_executor.py::TestEvaluationMetrics::test_evaluation_failure_recorded;
+    # its executor records str(e), in a single-turn test and on a turn alike
+    script(Query="Response")
+    [metric] = (await raising(RuntimeError("Evaluator failed"), "Query")).metric_results
+    assert (metric.error, metric.passed, metric.score) == ("Evaluator failed", False, None)
+    result = await raising(RuntimeError("Evaluator failed"), "Query", "Query")
+    for turn in turns_of(result):
+        [metric] = turn.metric_results
+        assert (metric.error, metric.passed) == ("Evaluator failed", False)
+    assert result.status == "failed" and result.errors == []
+
+
+async def test_a_metric_error_without_a_message_names_its_type() -> None:
+    # HoloDeck writes str(e), blank for RuntimeError(); assay's error is never blank
+    script(Query="Response")
+    [metric] = (await raising(RuntimeError(), "Query")).metric_results
+    assert metric.error == "RuntimeError"
+    [metric] = (await raising(SystemExit(3), "Query")).metric_results
+    assert metric.error == "SystemExit(3)"
 
 
 # --- test_executor_multi_turn.py -------------------------------------------------------
@@ -481,6 +530,62 @@ async def test_rollup_tools_matched_any_false() -> None:
     assert first.tools_matched is True
     assert second.tools_matched is False
     assert result.tools_matched is False
+
+
+async def test_a_failed_turn_still_checks_its_expected_tools() -> None:
+    # HoloDeck: executor.py's _run_single_turn checks a turn's expected_tools whether or not
+    # send() raised, against the calls it made (none): tools_matched false, and the reason
+    script(t1=ValueError("backend down"), t2=tools("subtract"))
+    test = {
+        "name": "failed-turn-tools",
+        "turns": [
+            {
+                "input": "t1",
+                "expected_tools": ["divide", {"name": "subtract", "args": {"a": 206588}}],
+            },
+            {"input": "t2", "expected_tools": ["subtract"]},
+        ],
+    }
+    result = await run(test)
+    first, second = turns_of(result)
+    assert first.tools_matched is False and first.response is None
+    assert first.tool_mismatches == ["no call to 'divide' found", "no call to 'subtract' found"]
+    assert details(first) == [
+        {
+            "expected_tool": "subtract",
+            "args_asserted": {"a": 206588},
+            "matched_call_index": -1,
+            "unmatched_reason": "no call to 'subtract' found",
+        }
+    ]
+    # the mismatches stay out of errors (docs/results.md): errors hold what broke
+    assert first.errors == ["ValueError: backend down"]
+    assert second.tools_matched is True
+    assert result.tools_matched is False and result.status == "error"
+
+
+async def test_a_failed_single_turn_test_still_checks_its_expected_tools() -> None:
+    # HoloDeck: executor.py's single-turn path validates tool_calls ([] after the agent
+    # raised) against expected_tools: tools_matched false
+    script(Query=ValueError("Invalid API key"))
+    test = {"name": "t", "input": "Query", "expected_tools": ["search"]}
+    result = await run(test)
+    assert result.tools_matched is False
+    assert result.tool_mismatches == ["no call to 'search' found"]
+    assert result.arg_match_details is None  # a name-only assertion has no entry
+    assert result.errors == ["Agent invocation error: Invalid API key"]
+    assert result.status == "error"
+
+
+async def test_a_skipped_turn_checks_no_tools() -> None:
+    # HoloDeck: a skipped TurnResult has tools_matched None (nothing was sent)
+    script(t1=SessionLost("gone"))
+    test = {
+        "name": "skipped",
+        "turns": [{"input": "t1"}, {"input": "t2", "expected_tools": ["divide"]}],
+    }
+    skipped = turns_of(await run(test))[1]
+    assert skipped.skipped and skipped.tools_matched is None and skipped.tool_mismatches == []
 
 
 def test_rollup_helper_pure_logic() -> None:

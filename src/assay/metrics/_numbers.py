@@ -54,6 +54,8 @@ def read_number(text: str, *, percent: bool = True, thousands: bool = True) -> N
         s, is_percent = s[:-1].rstrip(), True
     if thousands and _WHOLE_THOUSANDS.match(s):
         s = _SEPARATORS.sub("", s)
+    if "_" in s:  # Python's digit grouping (float("1_000")), not a person's
+        return None
     try:
         value = float(s)
     except ValueError:

@@ -19,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from assay._isolation import call_user_code, describe, settled
+from assay._isolation import call_user_code, settled
 from assay.metrics.base import ConversationContext, Metric, MetricContext, OptionsT, Score
 from assay.results.models import MetricResult
 
@@ -121,5 +121,5 @@ class UserFunctionMetric(Metric[OptionsT]):
             outcome = to_score(value)
         except BaseException as exc:  # sys.exit too: this metric's, not the run's
             exc = await settled(exc)  # Ctrl-C or its time limit: not the grader's
-            return self.failure(describe(exc), started)
+            return self.failure(self.error_of(exc), started)
         return self.result(outcome, started)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, get_args, get
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from assay._isolation import describe, in_daemon_thread
+from assay._isolation import described, in_daemon_thread
 from assay.results.models import (
     METRIC_KINDS,
     MetricKind,
@@ -93,12 +93,15 @@ class ConversationContext:
 @one_step_init
 @dataclass(frozen=True)
 class Score:
-    """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``."""
+    """What a metric's ``measure`` returns; ``passed`` defaults to ``score >= threshold``.
+    ``error``: the metric scored, but could not read its input (the result's ``error``, as
+    HoloDeck's numeric gives 0.0 with an error for a reply that is not a number)."""
 
     score: float
     passed: bool | None = None
     reasoning: str | None = None
     details: dict[str, Any] | None = None
+    error: str | None = None
 
 
 class MetricOptions(BaseModel):
@@ -217,12 +220,14 @@ class Metric(ABC, Generic[OptionsT]):
         try:
             outcome = measure(given)
         except Exception as exc:  # a broken metric fails itself, not the run
-            return self.failure(describe(exc), started)
+            return self.failure(self.error_of(exc), started)
         return self.result(outcome, started)
 
     def result(self, outcome: Score, started: float, **extra: Any) -> MetricResult:
         score, passed = outcome.score, outcome.passed
         reasoning, details = outcome.reasoning, outcome.details
+        if outcome.error is not None:  # (rare: made by the validating constructor below)
+            extra = {**extra, "error": outcome.error}
         if details is not None and _foreign(type(self)):
             details = _plain_details(details)
         threshold = self.threshold
@@ -252,7 +257,7 @@ class Metric(ABC, Generic[OptionsT]):
                 "scale": "0-1",
                 "error": None,
                 "retry_count": 0,
-                "evaluation_time_ms": round((time.perf_counter() - started) * 1000, 3),
+                "evaluation_time_ms": elapsed_ms(started),
                 "model_used": None,
                 "reasoning": reasoning,
                 "dimension": dimension,
@@ -268,9 +273,16 @@ class Metric(ABC, Generic[OptionsT]):
             passed=passed,
             reasoning=reasoning,
             details=details,
-            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
+
+    def error_of(self, exc: BaseException) -> str:
+        """What this metric raised, as its ``error``: the message alone, as HoloDeck's
+        executor records an evaluator's (``str(e)``: ``Evaluator failed``); an exception
+        without a message by its type's name (``RuntimeError``), never blank; one that is not
+        an error in assay's words (``SystemExit(0)``, ``os._exit(0) (...)``)."""
+        return described(exc)[1]
 
     def failure(self, error: str, started: float, **extra: Any) -> MetricResult:
         return MetricResult(
@@ -281,9 +293,15 @@ class Metric(ABC, Generic[OptionsT]):
             threshold=self.threshold,
             passed=False,
             error=error,
-            evaluation_time_ms=round((time.perf_counter() - started) * 1000, 3),
+            evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
+
+
+def elapsed_ms(started: float) -> int:
+    """Whole milliseconds since ``started`` (a ``time.perf_counter()``): a metric's
+    ``evaluation_time_ms``, an integer as the contract's example has it."""
+    return round((time.perf_counter() - started) * 1000)
 
 
 def _options_class(arg: Any) -> type[MetricOptions]:

@@ -64,6 +64,12 @@ class Equality(Metric[EqualityOptions]):
 _EQUAL = Score(1.0)  # frozen: one for every equal pair
 
 
+def _unread(why: str) -> Score:
+    """A number that could not be read: scored 0 and failed, with ``why`` as the error (as
+    HoloDeck's numeric: ``{"numeric": 0.0, "passed": False, "error": ...}``)."""
+    return Score(0.0, passed=False, error=why)
+
+
 ExtractMode = Literal["first", "last", "closest"]
 
 
@@ -139,6 +145,18 @@ class Numeric(Metric[NumericOptions]):
             text, percent=opts.accept_percent, thousands=opts.accept_thousands_separators
         )
 
+    def _not_a_number(self, what: str, text: str) -> str:
+        """Why ``text`` did not read as a number: an option that is off, when the text
+        reads with it on (as HoloDeck's numeric says), else that it is not one."""
+        opts, quoted = self.opts, f"{what} {shorten(text)}"
+        if not opts.accept_percent and read_number(
+            text, thousands=opts.accept_thousands_separators
+        ):
+            return f"{quoted} is a percentage, and accept_percent is false"
+        if not opts.accept_thousands_separators and read_number(text, percent=opts.accept_percent):
+            return f"{quoted} groups its thousands, and accept_thousands_separators is false"
+        return f"{quoted} is not a number"
+
     def _difference(self, found: Number, expected: Number) -> float:
         """The smallest gap between any reading of ``found`` and of ``expected``."""
         return min(abs(a - e) for a in found.readings() for e in expected.readings())
@@ -158,14 +176,15 @@ class Numeric(Metric[NumericOptions]):
         opts = self.opts
         expected = self._read_whole(ctx.ground_truth)
         if expected is None:
-            raise ValueError(f"the ground truth {ctx.ground_truth!r} is not a number")
+            return _unread(self._not_a_number("the ground truth", ctx.ground_truth))
         try:
             candidates = self._candidates(ctx.response)
         except NotJson as exc:
             return Score(0.0, reasoning=str(exc))
         if not candidates:
-            where = "contains no number" if opts.extract_mode else "is not a number"
-            return Score(0.0, reasoning=f"the response {shorten(ctx.response)} {where}")
+            if opts.extract_mode:
+                return _unread(f"the response {shorten(ctx.response)} contains no number")
+            return _unread(self._not_a_number("the response", ctx.response))
         mode = opts.extract_mode
         if mode == "first":
             chosen = candidates[0]

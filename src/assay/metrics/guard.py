@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
-from assay._isolation import describe, reraise_if_cancelling, settled
+from assay._isolation import reraise_if_cancelling, settled
 from assay.metrics.base import ConversationContext, Metric, MetricContext
 from assay.net.deadlines import turn_deadline
 from assay.results.models import MetricResult
@@ -48,7 +48,7 @@ def score_inline(metric: Metric, ctx: MetricContext) -> MetricResult | str:
         raise
     except BaseException as exc:  # anything else at all: this metric's error
         reraise_if_cancelling(exc)  # Ctrl-C: the run's, not this metric's
-        return metric.failure(describe(exc), started)
+        return metric.failure(metric.error_of(exc), started)
 
 
 async def score_test_metric(
@@ -83,7 +83,7 @@ async def _guarded(
         if limit.expired():
             error = f"took longer than {limit_s:g} s (the limit is execution.metric_timeout_s)"
         else:
-            error = describe(exc)
+            error = metric.error_of(exc)
         return metric.failure(error, started)
 
 

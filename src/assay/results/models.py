@@ -7,9 +7,10 @@ reporters render them and the dashboard serves them.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, TypeVar, get_args
+import math
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from assay._factories import empty_dict, empty_list
 
@@ -68,6 +69,14 @@ class ProcessedFile(_Record):
     text_chars: int | None = Field(default=None, description="characters of text sent")
 
 
+def _whole_ms(value: Any) -> Any:
+    """Milliseconds as a whole number: a report or store written before
+    ``evaluation_time_ms`` became an integer holds fractions (``812.4``), read as 812."""
+    if type(value) is float and math.isfinite(value):
+        return round(value)
+    return value
+
+
 class MetricResult(_Record):
     metric_name: str
     kind: MetricKind = "standard"
@@ -77,7 +86,8 @@ class MetricResult(_Record):
     scale: Literal["0-1"] = "0-1"
     error: str | None = None
     retry_count: int = 0
-    evaluation_time_ms: float = 0
+    # whole milliseconds, as the contract's example has it
+    evaluation_time_ms: Annotated[int, BeforeValidator(_whole_ms)] = 0
     model_used: str | None = None
     reasoning: str | None = None
     dimension: str | None = None

@@ -19,7 +19,7 @@ from assay.config import DEFAULT_METRIC_TIMEOUT_S, DEFAULT_TURN_TIMEOUT_S
 from assay.errors import SessionLost, TargetError
 from assay.metrics.base import ConversationContext, Exchange, MetricContext, turn_size
 from assay.metrics.guard import score_inline, score_test_metric, score_turn_metric
-from assay.metrics.tools import check_expected_tools
+from assay.metrics.tools import ToolCheck, check_expected_tools
 from assay.net.deadlines import turn_deadline
 from assay.results.models import MetricResult, ProcessedFile, TestResult, TurnResult
 from assay.results.rollup import (
@@ -371,10 +371,15 @@ async def _turn_fields(
     if reply is None:
         fields["passed"] = False
         fields["metrics_not_run"] = {m.label: "the turn failed" for m in turn.metrics}
+        calls = partial.tool_invocations if partial is not None else []
         if partial is not None:  # a failed turn still records the calls made, tokens spent
-            fields["tool_calls"] = [c.name for c in partial.tool_invocations]
-            fields["tool_invocations"] = partial.tool_invocations
+            fields["tool_calls"] = [c.name for c in calls]
+            fields["tool_invocations"] = calls
             fields["token_usage"] = partial.token_usage
+        if turn.expected_tools is not None:
+            # its tools are still checked, against the calls it made (none, usually), as
+            # HoloDeck's executor checks them: tools_matched false, and the reasons
+            _tool_fields(fields, check_expected_tools(turn.expected_tools, calls))
         return fields
     metric_results, not_run = await score_turn(
         case, index, turn, reply, tuple(history), latency_ms, settings
@@ -402,14 +407,18 @@ def _sent_fields(
     fields["response"] = reply.text
     fields["tool_calls"] = [c.name for c in reply.tool_invocations]
     fields["tool_invocations"] = reply.tool_invocations
-    fields["tools_matched"] = check.tools_matched
-    fields["arg_match_details"] = check.arg_match_details
-    fields["tool_mismatches"] = check.mismatches
+    _tool_fields(fields, check)
     fields["metric_results"] = metric_results
     fields["metrics_not_run"] = not_run
     fields["token_usage"] = reply.token_usage
     fields["time_to_first_token_ms"] = None if ttft is None else round(ttft)
     return fields
+
+
+def _tool_fields(fields: dict[str, Any], check: ToolCheck) -> None:
+    fields["tools_matched"] = check.tools_matched
+    fields["arg_match_details"] = check.arg_match_details
+    fields["tool_mismatches"] = check.mismatches
 
 
 def _first_fields(index: int, turn: Turn, errors: list[str], latency_ms: float) -> dict[str, Any]:

@@ -813,10 +813,8 @@ def proved_rows(result: TestResult) -> Handed | None:
             and (error is None or type(error) is str)
             and type(retries) is int
             and INT64_MIN <= retries <= INT64_MAX
-            and (
-                (type(took) is float and _isfinite(took))
-                or (type(took) is int and INT64_MIN <= took <= INT64_MAX)
-            )
+            and type(took) is int
+            and INT64_MIN <= took <= INT64_MAX
             and (model is None or type(model) is str)
             and (reasoning is None or type(reasoning) is str)
             and (dimension is None or type(dimension) is str)

@@ -148,7 +148,7 @@ def _goal_metric(
         "threshold": 1.0,
         "retry_count": retries,
         "model_used": getattr(judge, "name", None),
-        "evaluation_time_ms": round(sum(c.latency_ms for c in run.judge_calls), 3),
+        "evaluation_time_ms": round(sum(c.latency_ms for c in run.judge_calls)),
     }
     if evaluation is None:
         return MetricResult(score=None, passed=False, error=error, details=details, **common)

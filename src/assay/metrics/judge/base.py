@@ -201,7 +201,7 @@ class JudgeMetric(Metric[JudgeOptionsT]):
         try:
             messages = self.messages(ctx)
         except Exception as exc:  # a broken prompt fails this metric, not the run
-            return self.failure(f"{type(exc).__name__}: {exc}", time.perf_counter())
+            return self.failure(self.error_of(exc), time.perf_counter())
         return await run_judge(self, ctx.judge, messages, self.make_verdict(), self.judge_options)
 
 
@@ -225,5 +225,5 @@ class ConversationJudgeMetric(JudgeMetric[JudgeOptionsT]):
             body = self.conversation_material(conv)
             messages = judge_messages(self.instructions(), body, verdict)
         except Exception as exc:  # a broken prompt fails this metric, not the run
-            return self.failure(f"{type(exc).__name__}: {exc}", time.perf_counter())
+            return self.failure(self.error_of(exc), time.perf_counter())
         return await run_judge(self, conv.judge, messages, verdict, self.judge_options)
