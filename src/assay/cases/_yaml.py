@@ -8,6 +8,9 @@ values. So the loader counts values as it composes them, aliases expanded, and s
 ``MAX_VALUES``; it also stops past ``MAX_NESTING`` levels, at an alias inside its own anchor
 (a cycle), at an integer too long to turn back into text (``assay.limits``), and at
 a value PyYAML cannot build (a date that does not exist), each with its line.
+
+A number whose text is not the number's own (``12:09``, ``01234``, ``1.10``) is built as
+``assay._spec_base.WrittenInt``/``WrittenFloat``, so that a string field keeps the text.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from assay._spec_base import WrittenFloat, WrittenInt
 from assay.cases._problems import field_path
 from assay.errors import ConfigError, Problem
 from assay.limits import MAX_NESTING, too_deep, too_many_digits
@@ -119,7 +123,13 @@ class BoundedLoader(yaml.SafeLoader):
         # a base-60 int (1:0:0 is 3600) is built without int(str), so has no digit limit
         if limit and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
             raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
-        return value
+        text = str(node.value)
+        return value if str(value) == text else WrittenInt(value, text)
+
+    def construct_written_float(self, node: yaml.ScalarNode) -> float:
+        value: float = self.construct_yaml_float(node)
+        text = str(node.value)
+        return value if str(value) == text else WrittenFloat(value, text)
 
 
 def _step(index: Any) -> str | int:
@@ -131,6 +141,7 @@ def _step(index: Any) -> str | int:
 
 
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_written_float)
 
 
 def read_source(path: Path, encoding: str = "utf-8") -> str:
