@@ -1,21 +1,95 @@
-"""What the suite file's models share: strict and open specs, the short-form expander, and
-the rule for a Python module's name (``plugins:``, a tool's ``implementation``)."""
+"""What the suite file's models share: strict and open specs, the short-form expander, the
+rule for a Python module's name (``plugins:``, a tool's ``implementation``), and numbers
+that remember how they were written.
+
+YAML 1.1 reads ``12:09`` as the number 729 (base 60), ``01234`` as 668 (octal), ``1.10`` as
+1.1 and ``1_000`` as 1000; a string field (``ground_truth``, ``input``) would then hold the
+number's text, ``"729"``, not what the file says. So the suite's loader makes such a number
+a ``WrittenInt`` or ``WrittenFloat`` (only when its text differs from the number's own):
+a string field takes its text (``str()``, which pydantic's ``coerce_numbers_to_str``
+calls), and every model of a suite turns any such number it keeps elsewhere (a number
+field, a tool argument, a metric's option) into a plain ``int`` or ``float``, so no
+subclass goes further than the suite's models.
+"""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 
 
-class Strict(BaseModel):
+class WrittenInt(int):
+    """An integer that keeps the text it was written as (``0x1F``, ``12:09``)."""
+
+    def __new__(cls, value: int, text: str) -> WrittenInt:
+        number = super().__new__(cls, value)
+        number.text = text
+        return number
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return WrittenInt, (int(self), self.text)
+
+
+class WrittenFloat(float):
+    """A float that keeps the text it was written as (``1.10``, ``.5``)."""
+
+    def __new__(cls, value: float, text: str) -> WrittenFloat:
+        number = super().__new__(cls, value)
+        number.text = text
+        return number
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return WrittenFloat, (float(self), self.text)
+
+
+def plain_numbers(value: Any) -> Any:
+    """``value`` with every ``WrittenInt`` and ``WrittenFloat`` in it, keys included, a plain
+    ``int`` or ``float``; lists and mappings are copied."""
+    kind = type(value)
+    if kind is WrittenInt:
+        return int(value)
+    if kind is WrittenFloat:
+        return float(value)
+    if kind is list:
+        return [plain_numbers(item) for item in value]
+    if kind is dict:
+        return {plain_numbers(k): plain_numbers(v) for k, v in value.items()}
+    return value
+
+
+class _Spec(BaseModel):
+    @model_validator(mode="after")
+    def _plain_numbers(self) -> Any:
+        """A number kept as a number (a number field, ``Any``, an option) is plain: only a
+        string field takes a number's text."""
+        fields = self.__dict__
+        for name, value in fields.items():
+            if isinstance(value, list | dict | WrittenInt | WrittenFloat):
+                fields[name] = plain_numbers(value)
+        if self.__pydantic_extra__:
+            self.__pydantic_extra__ = plain_numbers(self.__pydantic_extra__)
+        return self
+
+
+class Strict(_Spec):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
 
-class Open(BaseModel):
+class Open(_Spec):
     """A spec whose unknown keys are options, checked later by their owner."""
 
     model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)

@@ -14,6 +14,9 @@ instead of a traceback, a hang or a crash further on.
   data, sent to the agent as written.
 - Lone surrogates anywhere in a dataset line (a JSONL ``"\\ud800"`` escape that is not half
   of a pair; CSV and XLSX cannot hold one): such text can be neither sent nor stored.
+- A key given twice in one mapping of a YAML file (a suite, a contract file, a file to import)
+  or in one object of a JSONL line: YAML and ``json.loads`` would keep the last value and
+  drop the first, silently. The message names the line and the key.
 """
 
 from __future__ import annotations

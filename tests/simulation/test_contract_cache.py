@@ -224,3 +224,26 @@ def test_both_phrasings_of_one_adversarial_test_give_the_same_prohibited_list(
         [{"behaviour": "Stay a travel assistant", "source": "goal"}]
     ] * 2
     assert contracts[0]["hash"] != contracts[1]["hash"]
+
+
+def test_a_key_given_twice_in_a_contract_file_is_an_error_naming_the_line(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    lines = file.read_text().splitlines(keepends=True)
+    # an edited list of prohibited behaviours, and the derived one left below it
+    at = next(i for i, line in enumerate(lines) if line.startswith("prohibited:"))
+    lines.insert(at, "prohibited: []\n")
+    file.write_text("".join(lines))
+    requests_before = len(agent.requests)
+    result = only(run_suite(path))
+    assert result.status == "error" and len(agent.requests) == requests_before
+    assert result.errors == [
+        f"the evaluation contract is unusable: {file}: line {at + 2}, column 1: the key "
+        f"prohibited is given twice (first at line {at + 1}), and only the last would count: "
+        "remove one of them; fix it, or delete it to derive the contract again; the agent was "
+        "not contacted"
+    ]

@@ -8,6 +8,9 @@ values. So the loader counts values as it composes them, aliases expanded, and s
 ``MAX_VALUES``; it also stops past ``MAX_NESTING`` levels, at an alias inside its own anchor
 (a cycle), at an integer too long to turn back into text (``assay.limits``), and at
 a value PyYAML cannot build (a date that does not exist), each with its line.
+
+A number whose text is not the number's own (``12:09``, ``01234``, ``1.10``) is built as
+``assay._spec_base.WrittenInt``/``WrittenFloat``, so that a string field keeps the text.
 """
 
 from __future__ import annotations
@@ -17,12 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from assay._spec_base import WrittenFloat, WrittenInt
+from assay.cases._problems import field_path
 from assay.errors import ConfigError, Problem
 from assay.limits import MAX_NESTING, too_deep, too_many_digits
 
 MAX_VALUES = 1_000_000
+# keys of these kinds are compared as the values they make (1 and 0x1, true and yes are one
+# key to Python's dict); any other key by its tag and text
+_BUILT_KEYS = {f"tag:yaml.org,2002:{kind}" for kind in ("int", "float", "bool", "null")}
 
 
 class _Refused(yaml.MarkedYAMLError):
@@ -36,6 +44,7 @@ class BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._sizes: dict[int, int] = {}  # id(node) -> values in it, aliases expanded
         self._depth = 0
+        self._path: list[str | int] = []  # where the node being composed is, as a field path
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -53,7 +62,11 @@ class BoundedLoader(yaml.SafeLoader):
         self._depth += collection
         if self._depth > MAX_NESTING:
             raise _Refused(problem=too_deep(), problem_mark=mark)
+        self._path.append(_step(index))
         node = super().compose_node(parent, index)
+        if isinstance(node, MappingNode):
+            self._refuse_repeated_keys(node)
+        self._path.pop()
         self._depth -= collection
         size = 1
         if isinstance(node, SequenceNode):
@@ -68,6 +81,26 @@ class BoundedLoader(yaml.SafeLoader):
             )
         self._sizes[id(node)] = size
         return node
+
+    def _refuse_repeated_keys(self, node: MappingNode) -> None:
+        first_seen: dict[object, Node] = {}
+        for key, _ in node.value:
+            seen = first_seen.setdefault(self._identity(key), key)
+            if seen is not key:
+                where = field_path(self._path[1:] + [_step(key)])  # [0]: the document
+                raise _Refused(
+                    problem=f"the key {where} is given twice (first at line "
+                    f"{seen.start_mark.line + 1}), and only the last would count: remove "
+                    "one of them",
+                    problem_mark=key.start_mark,
+                )
+
+    def _identity(self, key: Node) -> object:
+        if not isinstance(key, ScalarNode):
+            return id(key)  # a list or mapping as a key: refused when built
+        if key.tag in _BUILT_KEYS:
+            return self.construct_object(key)  # cached: built once, as it would be anyway
+        return (key.tag, key.value)
 
     def construct_object(self, node: Node, deep: bool = False) -> Any:
         try:
@@ -90,10 +123,25 @@ class BoundedLoader(yaml.SafeLoader):
         # a base-60 int (1:0:0 is 3600) is built without int(str), so has no digit limit
         if limit and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
             raise _Refused(problem=too_many_digits(), problem_mark=node.start_mark)
-        return value
+        text = str(node.value)
+        return value if str(value) == text else WrittenInt(value, text)
+
+    def construct_written_float(self, node: yaml.ScalarNode) -> float:
+        value: float = self.construct_yaml_float(node)
+        text = str(node.value)
+        return value if str(value) == text else WrittenFloat(value, text)
+
+
+def _step(index: Any) -> str | int:
+    """A part of a field path: a mapping's key (its text), a sequence's index."""
+    if isinstance(index, ScalarNode):
+        text = str(index.value)
+        return text if text.isprintable() else repr(text)
+    return index if isinstance(index, int) else "?"
 
 
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_written_float)
 
 
 def read_source(path: Path, encoding: str = "utf-8") -> str:
@@ -110,7 +158,8 @@ def read_source(path: Path, encoding: str = "utf-8") -> str:
 
 
 def read_yaml(path: Path) -> Any:
-    """The parsed YAML of a suite file; raises ConfigError naming the line."""
+    """The parsed YAML of a suite file (a contract file, a file to import); raises
+    ConfigError naming the line."""
     source = str(path)
     # universal newlines, as a text-mode read gives them: line numbers count \r as a break
     text = read_source(path).replace("\r\n", "\n").replace("\r", "\n")

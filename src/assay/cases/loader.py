@@ -12,6 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from assay import config
 from assay._env_vars import expand, missing_message
+from assay._spec_base import plain_numbers
 from assay._words import clipped, unused_name
 from assay.cases._problems import field_path, pydantic_problems
 from assay.cases.compile import compile_tests
@@ -118,6 +119,8 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     if problems or suite is None:
         raise ConfigError(masked(named(problems, resolved.get("tests")), hide))
     suite = suite.model_copy(update={"tests": [spec for _, spec in tests]})
+    # the copy a run stores holds numbers as before, not how they were written
+    raw = plain_numbers(raw)
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
 
 

@@ -38,25 +38,29 @@ def _open(path: Path, source: str) -> Any:
         raise fail(source, f"cannot read the file: {exc.strerror}") from None
 
 
-def _objects(handle: Any, path: Path, source: str) -> Iterator[tuple[int, Any]]:
+def _objects(
+    handle: Any, path: Path, source: str, *, unique_keys: bool = True
+) -> Iterator[tuple[int, Any]]:
     """``json_lines`` of the open file; not UTF-8 is an error naming the line."""
     try:
-        yield from json_lines(handle)
+        yield from json_lines(handle, unique_keys=unique_keys)
     except UnicodeDecodeError:
         raise not_utf8(path, source) from None
 
 
-def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+def json_lines(lines: Iterable[str], *, unique_keys: bool = True) -> Iterator[tuple[int, Any]]:
     """Non-blank lines, parsed, with their line numbers (from 1, blank lines counted); a
     line that is not JSON, or is past a limit (``limits``), gives its exception, which the
     caller reports (``not_json`` says what is wrong). ``lines``: a file opened as text, or
     ``io.StringIO(text, newline=None)``, which break lines at LF, CR LF and CR only (not,
     as ``str.splitlines`` does, at a U+2028 inside a JSON string). ``assay import rhesis``
-    reads a ``.jsonl`` test set with it, so it names the line ``assay validate`` names."""
+    reads a ``.jsonl`` test set with it, so it names the line ``assay validate`` names. An
+    object that gives a key twice is a ``ValueLimitError`` (``json.loads`` would keep the
+    last value, silently), unless ``unique_keys`` is False."""
     for number, line in enumerate(lines, 1):
         if line.strip():
             try:
-                yield number, load_bounded(line)
+                yield number, load_bounded(line, unique_keys=unique_keys)
             except (json.JSONDecodeError, ValueLimitError) as exc:
                 yield number, exc
 
@@ -138,7 +142,8 @@ def _refuse_surrogate(
 def _rows(
     handle: Any, header: list[str], path: Path, source: str
 ) -> Iterator[tuple[int, list[str]]]:
-    for number, value in _objects(handle, path, source):
+    # the first pass (_collect_keys) refused every repeated key: not looked for twice
+    for number, value in _objects(handle, path, source, unique_keys=False):
         get = value.get
         yield number, [_text(get(key)) for key in header]
 

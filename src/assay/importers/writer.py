@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from assay._spec_base import WrittenFloat, WrittenInt
 from assay.importers.base import Imported, plain
 
 
@@ -19,7 +20,16 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
+def _written(dumper: yaml.SafeDumper, value: WrittenInt | WrittenFloat) -> yaml.ScalarNode:
+    """A number read from the source file as it was written there (``12:09``, ``1.10``):
+    read back, it is the same number, and a string field takes the same text."""
+    kind = "int" if isinstance(value, int) else "float"
+    return dumper.represent_scalar(f"tag:yaml.org,2002:{kind}", value.text)
+
+
 _Dumper.add_representer(str, _str)
+_Dumper.add_representer(WrittenInt, _written)
+_Dumper.add_representer(WrittenFloat, _written)
 
 
 def suite_yaml(imported: Imported) -> str:

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from assay.cases.models import GoalSpec
+from assay.errors import ConfigError
 from assay.models.structured import Call
 from assay.secrets import REDACTOR, redact_value
 from assay.simulation.contract import (
@@ -206,17 +207,13 @@ def _write_new(path: Path, text: str) -> None:
 def _read_file(path: Path) -> tuple[Contract | None, str | None]:
     """The contract in a reviewed file, or the problem with it (naming the field and the
     fix): an edited file that cannot be read is an error, never silently replaced."""
-    import yaml
+    from assay.cases._yaml import read_yaml  # as a suite is read: its limits, no repeated key
 
     fix = "fix it, or delete it to derive the contract again"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{path}: cannot be read ({exc}); {fix}"
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        return None, f"{path}: invalid YAML{where}; {fix}"
+        raw = read_yaml(path)
+    except ConfigError as exc:
+        return None, f"{exc.problems[0]}; {fix}"
     if not isinstance(raw, dict):
         return None, f"{path}: expected a mapping with required, prohibited, ...; {fix}"
     version = raw.get("contract_version", CONTRACT_VERSION)
