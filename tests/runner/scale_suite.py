@@ -113,6 +113,7 @@ def essence(report: dict[str, Any]) -> dict[str, Any]:
         "started_at",
         "finished_at",
         "execution_time_ms",
+        "total_duration_ms",
         "evaluation_time_ms",
         "latency_ms",
         "session_id",

@@ -53,7 +53,7 @@ def test_sqlite_and_postgresql_store_the_same_results(tmp_path: Path, pg_url: st
 
 
 def _same_summary(a: dict[str, object], b: dict[str, object]) -> bool:
-    skip = {"execution_time_ms"}
+    skip = {"execution_time_ms", "total_duration_ms"}
     sa, sb = a["summary"], b["summary"]
     assert isinstance(sa, dict) and isinstance(sb, dict)
     return {k: v for k, v in sa.items() if k not in skip} == {
