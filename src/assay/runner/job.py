@@ -46,7 +46,7 @@ from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.select import failed_tests, rerun_request, select_cases
 from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
-from assay.runner.writer import ResultWriter, encode_result
+from assay.runner.writer import encode_result, result_writer
 from assay.store._lock import RunHolder
 from assay.targets.base import Target
 from assay.version import __version__
@@ -381,7 +381,7 @@ class RunJob:
         shown = Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
-        writer = ResultWriter(self.store.reopen, run.id, self.holder)  # its own connections
+        writer = result_writer(self.store, run.id, self.holder)
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
             metric_timeout_s=self.plan.suite.execution.metric_timeout_s,
