@@ -156,3 +156,36 @@ def test_a_test_checked_only_over_the_whole_conversation_is_decided_by_it(
     statuses = {name: r["status"] for name, r in results(tmp_path / "r.json").items()}
     assert statuses == {"right": "passed", "wrong": "failed"}
     assert proc.returncode == 1
+
+
+def test_an_empty_expected_tools_list_checks_nothing(
+    assay_cli: RunCli, tmp_path: Path, server: AgentServer
+) -> None:
+    """``expected_tools: []`` (or a dataset cell ``[]``) holds, as HoloDeck reads it, but
+    asserts nothing: a test with no other check is not run, and ``--strict`` exits 1."""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\n"
+        f"target: {{http: {{url: '{server.chat_url}'}}}}\n"
+        "tests:\n"
+        "  - {name: none, input: hi, expected_tools: []}\n"
+        "  - {name: turns, turns: [{input: a, expected_tools: []}, {input: b}]}\n"
+        "  - {name: answered, input: hi, ground_truth: 'turn 1: hi', expected_tools: []}\n"
+    )
+    (tmp_path / "d.csv").write_text("Question,expected_tool_calls\nhi,[]\n")
+    proc = assay_cli("run", "suite.yaml", "--dataset", "d.csv", "--out", "r.json", "--strict")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert totals(proc.stdout) == "4 tests: 1 passed, 0 failed, 0 errored, 3 not run — 5 turns"
+    by_name = results(tmp_path / "r.json")
+    assert {n: r["status"] for n, r in by_name.items()} == {
+        "none": "not_run",
+        "turns": "not_run",
+        "answered": "passed",  # equality compared the answer
+        "d:row2": "not_run",
+    }
+    reason = (
+        "not run: nothing to check: no expected answer, no metric ran, and the expected "
+        "tools are [], which asserts nothing (equality: no ground truth (Answer) for this turn)"
+    )
+    for name in ("none", "turns", "d:row2"):
+        assert by_name[name]["errors"] == [reason]
+    assert by_name["none"]["tools_matched"] is True  # HoloDeck's rule: [] holds

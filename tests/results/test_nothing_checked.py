@@ -132,3 +132,33 @@ def test_one_count_for_every_output_disjoint_and_within_the_contract() -> None:
     assert counts.total == 5
     assert counts.line() == "5 tests: 1 passed, 1 failed, 2 errored, 1 not run"
     assert s.pass_rate == 1 / 5
+
+
+NO_TOOLS = "the expected tools are [], which asserts nothing"
+
+
+def test_an_empty_expected_tools_holds_but_checks_nothing() -> None:
+    """``expected_tools: []`` keeps ``tools_matched`` true (HoloDeck's rule) and asserts
+    nothing: alone, the test is not run, with the reason."""
+    r = single(response="ok", expected_tools=[], tools_matched=True)
+    assert (r.passed, r.status, r.tools_matched) == (False, "not_run", True)
+    assert r.errors == [
+        f"not run: nothing to check: no expected answer, no metric ran, and {NO_TOOLS}"
+    ]
+    with_metric = single(
+        response="ok", expected_tools=[], tools_matched=True, metric_results=[metric("m", True)]
+    )
+    assert with_metric.status == "passed"
+    multi = rollup_multi_turn(
+        "m", [turn(0, response="a", expected_tools=[], tools_matched=True)], "ts"
+    )
+    assert (multi.status, multi.tools_matched) == ("not_run", True)
+    asserted = rollup_multi_turn(
+        "m",
+        [
+            turn(0, response="a", expected_tools=[], tools_matched=True),
+            turn(1, response="b", expected_tools=["lookup"], tools_matched=True),
+        ],
+        "ts",
+    )
+    assert asserted.status == "passed"

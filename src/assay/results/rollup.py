@@ -31,7 +31,9 @@ from assay.results.models import (
 
 TURN_SEPARATOR = "\n---\n"
 _VERDICT = ("passed", "status")
-NOTHING_CHECKED = "not run: nothing to check: no expected answer, tools or metric ran"
+_NOTHING_TO_CHECK = "not run: nothing to check: "  # how every such reason begins
+NOTHING_CHECKED = _NOTHING_TO_CHECK + "no expected answer, tools or metric ran"
+_NO_TOOLS = "the expected tools are [], which asserts nothing"  # HoloDeck's rule: they hold
 
 
 def turn_passed(turn: TurnResult) -> bool:
@@ -69,9 +71,15 @@ def checked(result: TestResult) -> bool:
         for m in turn.metric_results:
             if m.passed is not None and m.error is None:
                 return True
-    if result.tools_matched is not None:
-        return True
-    return any(t.tools_matched is not None for t in turns)
+    if turns:  # the test's own tools_matched is its turns'
+        return any(_tools_checked(t.tools_matched, t.expected_tools) for t in turns)
+    return _tools_checked(result.tools_matched, result.expected_tools)
+
+
+def _tools_checked(tools_matched: bool | None, expected_tools: list[Any] | None) -> bool:
+    """Whether a tool assertion was evaluated. An empty ``expected_tools`` holds
+    (``tools_matched`` true, HoloDeck's rule) but asserts nothing: it checks nothing."""
+    return tools_matched is not None and expected_tools != []
 
 
 def metrics_not_run(result: TestResult) -> dict[str, str]:
@@ -91,16 +99,22 @@ def nothing_checked(result: TestResult) -> bool:
     return (
         result.status == "not_run"
         and bool(result.errors)
-        and result.errors[0].startswith(NOTHING_CHECKED)
+        and result.errors[0].startswith(_NOTHING_TO_CHECK)
     )
 
 
 def _nothing_checked_reason(result: TestResult) -> str:
-    """``NOTHING_CHECKED``, and why each configured metric did not run."""
+    """Why nothing was checked, as it is for this test (``NOTHING_CHECKED`` when it has no
+    expected answer, tools or metric), and why each configured metric did not run."""
+    turns = result.turns or ()
+    no_tools = result.expected_tools == [] or any(t.expected_tools == [] for t in turns)
     not_run = metrics_not_run(result)
-    if not not_run:
-        return NOTHING_CHECKED
-    return NOTHING_CHECKED + " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
+    why = NOTHING_CHECKED.removeprefix(_NOTHING_TO_CHECK)
+    if no_tools:
+        why = "no expected answer, no metric ran, and " + _NO_TOOLS
+    if not_run:
+        why += " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
+    return _NOTHING_TO_CHECK + why
 
 
 def settle(result: TestResult) -> TestResult:
