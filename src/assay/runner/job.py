@@ -254,27 +254,26 @@ class RunJob:
         """The judge model, built before anything runs so a missing key exits 2."""
         if self.plan.judge is None:
             return None, None
-        from assay.models import ResponseCache, default_cache_path, make_model
+        from assay.models import ResponseCache, default_cache_path
 
         cache = (
             None
             if self.request.options.no_cache
             else ResponseCache(default_cache_path(self.store_url))
         )
-        return make_model(self.plan.judge, cache, source=self.plan.source), cache
+        return self.plan.make_judge(cache), cache
 
     def _goal_runtime(self, judge: ChatModel | None, cache: ResponseCache | None) -> Any:
         """What goal tests need (their simulated user, judge and contracts), when the run
         has any; the simulator defaults to the judge's model."""
         if not any(case.type == "goal" for case in self.cases):
             return None
-        from assay.models import make_model
         from assay.simulation import ContractBook, GoalRuntime
 
         simulator = judge
         config = self.plan.simulator
         if config is not None and config != self.plan.judge:
-            simulator = make_model(config, cache, source=f"{self.plan.source}: simulator")
+            simulator = self.plan.make_simulator(config, cache)
         contracts = ContractBook(self.plan.base_dir, self.store, judge)
         return GoalRuntime(simulator, judge, contracts)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.cases import LoadedSuite, TestCase, load_suite
 from assay.config import ModelConfig, Suite
@@ -13,6 +13,9 @@ from assay.secrets import REDACTOR, redact_config
 from assay.target_config import TargetConfig
 from assay.targets import Target, make_target
 from assay.targets.factory import parse_target_option
+
+if TYPE_CHECKING:
+    from assay.models import ChatModel, ResponseCache
 
 
 @dataclass
@@ -28,11 +31,28 @@ class RunPlan:
     source: str = "options"  # the suite file, for messages
     files: list[Path] = field(default_factory=list)  # the suite and dataset files read
     simulator: ModelConfig | None = None  # goal tests' simulated user; the judge's by default
+    # where the judge's config is written (the suite's judge:, or --judge), for its messages
+    judge_where: tuple[str, str] = ("options", "--judge")
+    suite_source: str = "suite"  # the suite file: where a simulator: is written
 
     def make_target(self) -> Target:
         return make_target(
             self.target, self.base_dir, retries=self.suite.execution.retries, source=self.source
         )
+
+    def make_judge(self, cache: ResponseCache | None) -> ChatModel:
+        """The judge model; a ConfigError (exit 2) when its API key is missing."""
+        from assay.models import make_model
+
+        assert self.judge is not None
+        source, where = self.judge_where
+        return make_model(self.judge, cache, source=source, field=where)
+
+    def make_simulator(self, config: ModelConfig, cache: ResponseCache | None) -> ChatModel:
+        """The suite's ``simulator:`` model; a ConfigError when its API key is missing."""
+        from assay.models import make_model
+
+        return make_model(config, cache, source=self.suite_source, field="simulator")
 
     def stored_config(self) -> dict[str, Any]:
         """The config a run stores and reports (``run.config``), with every secret masked
@@ -116,7 +136,21 @@ def plan_run(
     }
     source = str(suite_path) if suite_path and not target_option else "options"
     simulator = suite.simulator or judge
-    return RunPlan(suite, cases, target, base_dir, judge, snapshot, source, files, simulator)
+    suite_source = str(suite_path) if suite_path else "suite"
+    judge_where = ("options", "--judge") if judge_option else (suite_source, "judge")
+    return RunPlan(
+        suite,
+        cases,
+        target,
+        base_dir,
+        judge,
+        snapshot,
+        source,
+        files,
+        simulator,
+        judge_where,
+        suite_source,
+    )
 
 
 def suite_cases(
