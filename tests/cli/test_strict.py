@@ -83,8 +83,11 @@ def test_a_test_whose_only_metric_could_not_run_is_not_run_with_its_reason(
         "similar": "not_run",
         "cheap": "not_run",
     }
-    [similar] = by_name["similar"]["errors"]
-    assert similar.startswith(NOTHING + " (semantic_similarity: ")
+    [similar] = by_name["similar"]["errors"]  # it has an expected answer: said so
+    assert similar.startswith(
+        "not run: nothing to check: no metric gave a verdict on the expected answer "
+        "(semantic_similarity: "
+    )
     assert by_name["cheap"]["errors"] == [NOTHING + " (cost: the target reported no token usage)"]
     server.queue(no_usage, no_usage)
     assert assay_cli("run", "suite.yaml", "--strict").returncode == 1
@@ -189,3 +192,25 @@ def test_an_empty_expected_tools_list_checks_nothing(
     for name in ("none", "turns", "d:row2"):
         assert by_name[name]["errors"] == [reason]
     assert by_name["none"]["tools_matched"] is True  # HoloDeck's rule: [] holds
+
+
+def test_an_expected_answer_with_metrics_empty_is_not_run_saying_so(
+    assay_cli: RunCli, tmp_path: Path, server: AgentServer
+) -> None:
+    """``metrics: []`` asks for no metric: the test's expected answer is compared by none,
+    and the reason says that, not that there is no expected answer."""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\n"
+        f"target: {{http: {{url: '{server.chat_url}'}}}}\n"
+        "tests:\n"
+        "  - {name: single, input: hi, ground_truth: 'turn 1: hi', metrics: []}\n"
+        "  - {name: turns, turns: [{input: a, ground_truth: 'turn 1: a', metrics: []}]}\n"
+    )
+    proc = assay_cli("run", "suite.yaml", "--out", "r.json", "--strict")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    reason = (
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        "is compared by none"
+    )
+    for name, result in results(tmp_path / "r.json").items():
+        assert (name, result["status"], result["errors"]) == (name, "not_run", [reason])

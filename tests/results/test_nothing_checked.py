@@ -162,3 +162,30 @@ def test_an_empty_expected_tools_holds_but_checks_nothing() -> None:
         "ts",
     )
     assert asserted.status == "passed"
+
+
+def test_the_reason_says_an_expected_answer_was_compared_by_no_metric() -> None:
+    """A test with an expected answer is not told it has none: ``metrics: []`` asks for no
+    metric, or the metrics listed gave no verdict (and each one's reason is given)."""
+    no_metrics = single(response="Paris", ground_truth="Paris")
+    assert no_metrics.status == "not_run"
+    assert no_metrics.errors == [
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        "is compared by none"
+    ]
+    no_model = single(
+        response="Paris", ground_truth="Paris", metrics_not_run={"semantic_similarity": "no model"}
+    )
+    assert no_model.errors == [
+        "not run: nothing to check: no metric gave a verdict on the expected answer "
+        "(semantic_similarity: no model)"
+    ]
+    with_tools = single(
+        response="Paris", ground_truth="Paris", expected_tools=[], tools_matched=True
+    )
+    assert with_tools.errors == [
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        f"is compared by none, and {NO_TOOLS}"
+    ]
+    multi = rollup_multi_turn("m", [turn(0, response="a"), turn(1, ground_truth="b")], "ts")
+    assert multi.errors[0].endswith("so the expected answer is compared by none")

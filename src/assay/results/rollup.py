@@ -107,11 +107,20 @@ def _nothing_checked_reason(result: TestResult) -> str:
     """Why nothing was checked, as it is for this test (``NOTHING_CHECKED`` when it has no
     expected answer, tools or metric), and why each configured metric did not run."""
     turns = result.turns or ()
+    answered = result.ground_truth is not None or any(t.ground_truth is not None for t in turns)
     no_tools = result.expected_tools == [] or any(t.expected_tools == [] for t in turns)
     not_run = metrics_not_run(result)
-    why = NOTHING_CHECKED.removeprefix(_NOTHING_TO_CHECK)
+    asked = bool(not_run or result.metric_results) or any(t.metric_results for t in turns)
+    if answered and not asked:  # no metric listed where the answer is: `metrics: []`
+        why = "`metrics: []` asks for no metric, so the expected answer is compared by none"
+    elif answered:
+        why = "no metric gave a verdict on the expected answer"
+    elif no_tools:
+        why = "no expected answer, no metric ran"
+    else:
+        why = NOTHING_CHECKED.removeprefix(_NOTHING_TO_CHECK)
     if no_tools:
-        why = "no expected answer, no metric ran, and " + _NO_TOOLS
+        why += ", and " + _NO_TOOLS
     if not_run:
         why += " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
     return _NOTHING_TO_CHECK + why
