@@ -164,6 +164,7 @@ def suite_cases(
     sources += [(ds_path, str(ds_path)) for ds_path in datasets]
     files: list[Path] = []
     if sources:
+        _each_file_once(loaded, sources)
         from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
 
         prefixes = dataset_prefixes([label for _, label in sources])
@@ -171,6 +172,40 @@ def suite_cases(
             files.append(path)
             cases.extend(dataset_cases(path, loaded.suite, label, with_judge, prefix))
     return cases, files
+
+
+def _each_file_once(loaded: LoadedSuite, sources: list[tuple[Path, str]]) -> None:
+    """Refuse a dataset file given twice (in the suite's ``datasets:``, with ``--dataset``,
+    or in both): its rows would run twice, under the same test names."""
+    listed = len(loaded.suite.datasets)  # the suite's come first in ``sources``
+    suite_file = str(loaded.path) if loaded.path else "suite"
+    first: dict[Path, int] = {}
+    problems = []
+    for i, (path, label) in enumerate(sources):
+        j = first.setdefault(path.resolve(), i)
+        if j == i:
+            continue
+        if i < listed:  # both in the suite's list
+            source, where, earlier = suite_file, f"datasets[{i}]", f"datasets[{j}]"
+        elif j < listed:
+            source, where = "options", "--dataset"
+            earlier = f"the suite's datasets[{j}] ({suite_file})"
+        else:
+            source, where, earlier = (
+                "options",
+                "--dataset",
+                f"an earlier --dataset ({sources[j][1]})",
+            )
+        problems.append(
+            Problem(
+                source,
+                where,
+                f"{label} is the same file as {earlier}: give each dataset file once, or its "
+                "rows would run twice under the same test names",
+            )
+        )
+    if problems:
+        raise ConfigError(problems)
 
 
 def dataset_prefixes(labels: list[str]) -> list[str]:
