@@ -31,6 +31,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+from assay._words import counted
 from assay.errors import ConfigError, Problem
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ class _Call:
     def _resume_note(outcome: JobOutcome) -> str:
         return (
             f"assay: run {outcome.run.id[:12]} was interrupted with "
-            f"{outcome.summary.total_tests} tests stored; finish it with "
+            f"{counted(outcome.summary.total_tests, 'test')} stored; finish it with "
             f"assay.run(resume={outcome.run.id[:12]!r}, ...) or {outcome.resume_command}"
         )
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from assay._env_vars import REFERENCE
+from assay.errors import ConfigError, Problem
 
 MASK = "***"
 MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
@@ -189,3 +191,15 @@ def is_own_host(url: str | None, provider_url: str) -> bool:
         )
     except ValueError:
         return False
+
+
+def key_from_env(env: str, source: str, path: str, whose: str, hint: str = "") -> str:
+    """The API key in the environment variable ``env``, registered with ``REDACTOR``; unset
+    or empty, a ConfigError at ``path`` in ``source`` (the field that names the variable):
+    a request without its key would only be refused, test after test."""
+    key = os.environ.get(env) or None
+    if key is None:
+        message = f"the environment variable {env} is not set: export it with {whose}{hint}"
+        raise ConfigError([Problem(source, path, message)])
+    REDACTOR.add(key)
+    return key

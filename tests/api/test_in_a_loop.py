@@ -77,7 +77,9 @@ async def test_cancelling_run_async_stores_what_finished_and_resume_runs_the_res
         [stopped] = store.list_runs()
         assert stopped.status == "interrupted"
         assert [r.test_name for r in store.iter_results(stopped.id)] == ["a"]
-    assert f"assay.run(resume={stopped.id[:12]!r}" in "\n".join(caught.value.__notes__)
+    notes = "\n".join(caught.value.__notes__)
+    assert f"assay.run(resume={stopped.id[:12]!r}" in notes
+    assert f"run {stopped.id[:12]} was interrupted with 1 test stored; " in notes
 
     del agent.by_query["b"]
     asked = len(agent.requests)

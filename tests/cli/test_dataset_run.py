@@ -203,3 +203,44 @@ def test_a_file_whose_session_ids_all_differ_is_single_turn(
     ]
     assert [r["passed"] for r in results] == [True, False, False]
     assert proc.returncode == 1  # Italy and Spain are answered wrongly on purpose
+
+
+def test_a_dataset_file_given_twice_is_refused_naming_both_places(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """The suite's ``datasets:`` and ``--dataset`` (or either twice) naming one file: its
+    rows would run twice under the same names. Refused, exit 2, before anything runs."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "lab1.csv").write_text("Question,Answer\nhi,hi\n")
+    (tmp_path / "agent.py").write_text(
+        "open('called', 'w').close()\ndef respond(query, session_id):\n    return query\n"
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\ntarget: {python: 'agent:respond'}\ndatasets: [data/lab1.csv]\n"
+    )
+    (tmp_path / "twice.yaml").write_text(
+        "name: s\ntarget: {python: 'agent:respond'}\ndatasets: [data/lab1.csv, ./data/lab1.csv]\n"
+    )
+    once = "give each dataset file once, or its rows would run twice under the same test names"
+    cases = {
+        ("suite.yaml", "--dataset", "data/lab1.csv"): "options: --dataset: data/lab1.csv is the "
+        f"same file as the suite's datasets[0] (suite.yaml): {once}",
+        ("twice.yaml",): f"twice.yaml: datasets[1]: ./data/lab1.csv is the same file as "
+        f"datasets[0]: {once}",
+        (
+            "--dataset",
+            "data/lab1.csv",
+            "--dataset",
+            "data/../data/lab1.csv",
+            "--target",
+            "agent:respond",
+        ): "options: --dataset: data/../data/lab1.csv is the same file as an "
+        f"earlier --dataset (data/lab1.csv): {once}",
+    }
+    for args, message in cases.items():
+        proc = assay_cli("run", *args, "--store", "sqlite://")
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert proc.stderr == f"error: {message}\n"
+        assert not (tmp_path / "called").exists()  # the agent was never imported
+    proc = assay_cli("run", "suite.yaml", "--store", "sqlite://")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # once: it runs

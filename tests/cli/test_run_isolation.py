@@ -333,9 +333,7 @@ def test_ctrl_c_while_a_metric_scores_inline_interrupts_the_run(tmp_path: Path) 
     proc = _cli_patched(tmp_path, patch, path)
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert re.search(
-        r"interrupted: 1 tests stored; resume with assay run --resume \w+", proc.stderr
-    )
+    assert re.search(r"interrupted: 1 test stored; resume with assay run --resume \w+", proc.stderr)
 
 
 def test_an_agent_module_that_exits_on_import_is_a_bad_suite(

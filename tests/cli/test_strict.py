@@ -83,8 +83,11 @@ def test_a_test_whose_only_metric_could_not_run_is_not_run_with_its_reason(
         "similar": "not_run",
         "cheap": "not_run",
     }
-    [similar] = by_name["similar"]["errors"]
-    assert similar.startswith(NOTHING + " (semantic_similarity: ")
+    [similar] = by_name["similar"]["errors"]  # it has an expected answer: said so
+    assert similar.startswith(
+        "not run: nothing to check: no metric gave a verdict on the expected answer "
+        "(semantic_similarity: "
+    )
     assert by_name["cheap"]["errors"] == [NOTHING + " (cost: the target reported no token usage)"]
     server.queue(no_usage, no_usage)
     assert assay_cli("run", "suite.yaml", "--strict").returncode == 1
@@ -156,3 +159,58 @@ def test_a_test_checked_only_over_the_whole_conversation_is_decided_by_it(
     statuses = {name: r["status"] for name, r in results(tmp_path / "r.json").items()}
     assert statuses == {"right": "passed", "wrong": "failed"}
     assert proc.returncode == 1
+
+
+def test_an_empty_expected_tools_list_checks_nothing(
+    assay_cli: RunCli, tmp_path: Path, server: AgentServer
+) -> None:
+    """``expected_tools: []`` (or a dataset cell ``[]``) holds, as HoloDeck reads it, but
+    asserts nothing: a test with no other check is not run, and ``--strict`` exits 1."""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\n"
+        f"target: {{http: {{url: '{server.chat_url}'}}}}\n"
+        "tests:\n"
+        "  - {name: none, input: hi, expected_tools: []}\n"
+        "  - {name: turns, turns: [{input: a, expected_tools: []}, {input: b}]}\n"
+        "  - {name: answered, input: hi, ground_truth: 'turn 1: hi', expected_tools: []}\n"
+    )
+    (tmp_path / "d.csv").write_text("Question,expected_tool_calls\nhi,[]\n")
+    proc = assay_cli("run", "suite.yaml", "--dataset", "d.csv", "--out", "r.json", "--strict")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert totals(proc.stdout) == "4 tests: 1 passed, 0 failed, 0 errored, 3 not run — 5 turns"
+    by_name = results(tmp_path / "r.json")
+    assert {n: r["status"] for n, r in by_name.items()} == {
+        "none": "not_run",
+        "turns": "not_run",
+        "answered": "passed",  # equality compared the answer
+        "d:row2": "not_run",
+    }
+    reason = (
+        "not run: nothing to check: no expected answer, no metric ran, and the expected "
+        "tools are [], which asserts nothing (equality: no ground truth (Answer) for this turn)"
+    )
+    for name in ("none", "turns", "d:row2"):
+        assert by_name[name]["errors"] == [reason]
+    assert by_name["none"]["tools_matched"] is True  # HoloDeck's rule: [] holds
+
+
+def test_an_expected_answer_with_metrics_empty_is_not_run_saying_so(
+    assay_cli: RunCli, tmp_path: Path, server: AgentServer
+) -> None:
+    """``metrics: []`` asks for no metric: the test's expected answer is compared by none,
+    and the reason says that, not that there is no expected answer."""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\n"
+        f"target: {{http: {{url: '{server.chat_url}'}}}}\n"
+        "tests:\n"
+        "  - {name: single, input: hi, ground_truth: 'turn 1: hi', metrics: []}\n"
+        "  - {name: turns, turns: [{input: a, ground_truth: 'turn 1: a', metrics: []}]}\n"
+    )
+    proc = assay_cli("run", "suite.yaml", "--out", "r.json", "--strict")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    reason = (
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        "is compared by none"
+    )
+    for name, result in results(tmp_path / "r.json").items():
+        assert (name, result["status"], result["errors"]) == (name, "not_run", [reason])

@@ -132,3 +132,60 @@ def test_one_count_for_every_output_disjoint_and_within_the_contract() -> None:
     assert counts.total == 5
     assert counts.line() == "5 tests: 1 passed, 1 failed, 2 errored, 1 not run"
     assert s.pass_rate == 20.0  # a percentage: 1 of 5 tests passed
+
+
+NO_TOOLS = "the expected tools are [], which asserts nothing"
+
+
+def test_an_empty_expected_tools_holds_but_checks_nothing() -> None:
+    """``expected_tools: []`` keeps ``tools_matched`` true (HoloDeck's rule) and asserts
+    nothing: alone, the test is not run, with the reason."""
+    r = single(response="ok", expected_tools=[], tools_matched=True)
+    assert (r.passed, r.status, r.tools_matched) == (False, "not_run", True)
+    assert r.errors == [
+        f"not run: nothing to check: no expected answer, no metric ran, and {NO_TOOLS}"
+    ]
+    with_metric = single(
+        response="ok", expected_tools=[], tools_matched=True, metric_results=[metric("m", True)]
+    )
+    assert with_metric.status == "passed"
+    multi = rollup_multi_turn(
+        "m", [turn(0, response="a", expected_tools=[], tools_matched=True)], "ts"
+    )
+    assert (multi.status, multi.tools_matched) == ("not_run", True)
+    asserted = rollup_multi_turn(
+        "m",
+        [
+            turn(0, response="a", expected_tools=[], tools_matched=True),
+            turn(1, response="b", expected_tools=["lookup"], tools_matched=True),
+        ],
+        "ts",
+    )
+    assert asserted.status == "passed"
+
+
+def test_the_reason_says_an_expected_answer_was_compared_by_no_metric() -> None:
+    """A test with an expected answer is not told it has none: ``metrics: []`` asks for no
+    metric, or the metrics listed gave no verdict (and each one's reason is given)."""
+    no_metrics = single(response="Paris", ground_truth="Paris")
+    assert no_metrics.status == "not_run"
+    assert no_metrics.errors == [
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        "is compared by none"
+    ]
+    no_model = single(
+        response="Paris", ground_truth="Paris", metrics_not_run={"semantic_similarity": "no model"}
+    )
+    assert no_model.errors == [
+        "not run: nothing to check: no metric gave a verdict on the expected answer "
+        "(semantic_similarity: no model)"
+    ]
+    with_tools = single(
+        response="Paris", ground_truth="Paris", expected_tools=[], tools_matched=True
+    )
+    assert with_tools.errors == [
+        "not run: nothing to check: `metrics: []` asks for no metric, so the expected answer "
+        f"is compared by none, and {NO_TOOLS}"
+    ]
+    multi = rollup_multi_turn("m", [turn(0, response="a"), turn(1, ground_truth="b")], "ts")
+    assert multi.errors[0].endswith("so the expected answer is compared by none")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from assay.cases.models import TestCase, Turn
-from assay.errors import SessionLost, TargetError
+from assay.errors import ConfigError, SessionLost, TargetError
 from assay.net import RetryPolicy
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.runner.conversation import CaseSettings, run_case
@@ -110,19 +110,18 @@ async def test_tool_calls_are_recorded_and_text_is_none_without_content(llm: Scr
     assert "temperature" not in llm.requests[0].body
 
 
-async def test_the_key_is_sent_only_when_its_variable_is_set(
+async def test_the_key_is_sent_and_its_unset_variable_is_an_error(
     llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ASSAY_TEST_OPENAI_KEY", raising=False)
-    without = openai(llm.base_url, api_key_env="ASSAY_TEST_OPENAI_KEY")
-    await without.session("s").send(turn("a"))
-    await without.aclose()
+    with pytest.raises(ConfigError, match="ASSAY_TEST_OPENAI_KEY is not set") as unset:
+        openai(llm.base_url, api_key_env="ASSAY_TEST_OPENAI_KEY")
+    assert unset.value.problems[0].path == "target.openai.api_key_env"
     monkeypatch.setenv("ASSAY_TEST_OPENAI_KEY", "sk-test-5b1d9e")
     with_key = openai(llm.base_url, api_key_env="ASSAY_TEST_OPENAI_KEY")
     await with_key.session("s").send(turn("b"))
     await with_key.aclose()
-    assert "Authorization" not in llm.requests[0].headers
-    assert llm.requests[1].headers["Authorization"] == "Bearer sk-test-5b1d9e"
+    assert llm.requests[0].headers["Authorization"] == "Bearer sk-test-5b1d9e"
     assert REDACTOR("the key sk-test-5b1d9e leaked") == "the key *** leaked"
 
 

@@ -70,7 +70,7 @@ def check(
         )
     config = _judge_config(judge, judge_base_url)
     cache = None if no_cache else ResponseCache(default_cache_path())
-    model = make_model(config, cache, source="--judge")
+    model = make_model(config, cache, source="options", field="--judge")
 
     async def go() -> AgreementReport:
         async with model:

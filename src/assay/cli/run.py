@@ -15,6 +15,7 @@ from types import FrameType
 
 import typer
 
+from assay._words import counted
 from assay.cli._gc import collector_paused
 from assay.cli._out import check_out
 from assay.cli._terminal import for_stdout, markup_safe
@@ -162,7 +163,7 @@ def run(
         print_summary(outcome.run, outcome.summary, outcome.shown, console, quiet, verbose)
         if outcome.interrupted:
             err_console.print(
-                f"interrupted: {outcome.summary.total_tests} tests stored; resume with "
+                f"interrupted: {counted(outcome.summary.total_tests, 'test')} stored; resume with "
                 f"[bold]{outcome.resume_command}[/]"
             )
             raise typer.Exit(EXIT_INTERRUPTED)

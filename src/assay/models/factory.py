@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
-
 from assay.config import ModelConfig
-from assay.errors import ConfigError, Problem
 from assay.models.anthropic import AnthropicChatModel
 from assay.models.base import ChatModel
 from assay.models.cache import ResponseCache
 from assay.models.openai import OpenAIChatModel
 from assay.net import RetryPolicy
 from assay.registry import Registry
-from assay.secrets import REDACTOR, is_own_host
+from assay.secrets import is_own_host, key_from_env
 
 PROVIDERS: Registry[type[ChatModel]] = Registry("model provider")
 PROVIDERS.register("openai", OpenAIChatModel)
@@ -20,8 +17,9 @@ PROVIDERS.register("anthropic", AnthropicChatModel)
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
-def api_key_for(config: ModelConfig, source: str = "judge") -> str | None:
-    """The API key for a model, registered with the redactor.
+def api_key_for(config: ModelConfig, source: str = "suite", field: str = "judge") -> str | None:
+    """The API key for a model, registered with the redactor. ``field``: where ``config``
+    is in ``source`` (``judge``, ``simulator``), or the option that gave it (``--judge``).
 
     With ``api_key_env`` named, that variable's value goes to whatever ``base_url`` is set,
     and a missing one is an error. Without it, the provider's default variable
@@ -34,21 +32,10 @@ def api_key_for(config: ModelConfig, source: str = "judge") -> str | None:
         env = DEFAULT_KEY_ENV[config.provider]
     else:
         return None
-    key = os.environ.get(env) or None
-    if key is None:
-        raise ConfigError(
-            [
-                Problem(
-                    source,
-                    "api_key_env",
-                    f"the environment variable {env} is not set: export it with the "
-                    f"{config.provider} API key"
-                    + ("" if config.api_key_env else ", or set api_key_env to another name"),
-                )
-            ]
-        )
-    REDACTOR.add(key)
-    return key
+    option = field.startswith("--")  # no api_key_env to set there
+    hint = "" if config.api_key_env or option else ", or set api_key_env to another name"
+    path = field if option else f"{field}.api_key_env"
+    return key_from_env(env, source, path, f"the {config.provider} API key", hint)
 
 
 def make_model(
@@ -56,10 +43,11 @@ def make_model(
     cache: ResponseCache | None = None,
     *,
     retry: RetryPolicy | None = None,
-    source: str = "judge",
+    source: str = "suite",
+    field: str = "judge",
 ) -> ChatModel:
     """A chat model for ``config``; ``cache=None`` bypasses the response cache
-    (``--no-cache``). ``source`` names where the config came from in errors.
-    Raises ConfigError when the API key is missing."""
+    (``--no-cache``). ``source`` and ``field`` say where the config came from in errors
+    (``api_key_for``). Raises ConfigError when the API key is missing."""
     cls = PROVIDERS.get(config.provider)
-    return cls(config, api_key=api_key_for(config, source), cache=cache, retry=retry)
+    return cls(config, api_key=api_key_for(config, source, field), cache=cache, retry=retry)

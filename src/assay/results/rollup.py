@@ -32,7 +32,9 @@ from assay.results.models import (
 
 TURN_SEPARATOR = "\n---\n"
 _VERDICT = ("passed", "status")
-NOTHING_CHECKED = "not run: nothing to check: no expected answer, tools or metric ran"
+_NOTHING_TO_CHECK = "not run: nothing to check: "  # how every such reason begins
+NOTHING_CHECKED = _NOTHING_TO_CHECK + "no expected answer, tools or metric ran"
+_NO_TOOLS = "the expected tools are [], which asserts nothing"  # HoloDeck's rule: they hold
 
 
 def turn_passed(turn: TurnResult) -> bool:
@@ -70,9 +72,15 @@ def checked(result: TestResult) -> bool:
         for m in turn.metric_results:
             if m.passed is not None and m.error is None:
                 return True
-    if result.tools_matched is not None:
-        return True
-    return any(t.tools_matched is not None for t in turns)
+    if turns:  # the test's own tools_matched is its turns'
+        return any(_tools_checked(t.tools_matched, t.expected_tools) for t in turns)
+    return _tools_checked(result.tools_matched, result.expected_tools)
+
+
+def _tools_checked(tools_matched: bool | None, expected_tools: list[Any] | None) -> bool:
+    """Whether a tool assertion was evaluated. An empty ``expected_tools`` holds
+    (``tools_matched`` true, HoloDeck's rule) but asserts nothing: it checks nothing."""
+    return tools_matched is not None and expected_tools != []
 
 
 def metrics_not_run(result: TestResult) -> dict[str, str]:
@@ -92,16 +100,31 @@ def nothing_checked(result: TestResult) -> bool:
     return (
         result.status == "not_run"
         and bool(result.errors)
-        and result.errors[0].startswith(NOTHING_CHECKED)
+        and result.errors[0].startswith(_NOTHING_TO_CHECK)
     )
 
 
 def _nothing_checked_reason(result: TestResult) -> str:
-    """``NOTHING_CHECKED``, and why each configured metric did not run."""
+    """Why nothing was checked, as it is for this test (``NOTHING_CHECKED`` when it has no
+    expected answer, tools or metric), and why each configured metric did not run."""
+    turns = result.turns or ()
+    answered = result.ground_truth is not None or any(t.ground_truth is not None for t in turns)
+    no_tools = result.expected_tools == [] or any(t.expected_tools == [] for t in turns)
     not_run = metrics_not_run(result)
-    if not not_run:
-        return NOTHING_CHECKED
-    return NOTHING_CHECKED + " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
+    asked = bool(not_run or result.metric_results) or any(t.metric_results for t in turns)
+    if answered and not asked:  # no metric listed where the answer is: `metrics: []`
+        why = "`metrics: []` asks for no metric, so the expected answer is compared by none"
+    elif answered:
+        why = "no metric gave a verdict on the expected answer"
+    elif no_tools:
+        why = "no expected answer, no metric ran"
+    else:
+        why = NOTHING_CHECKED.removeprefix(_NOTHING_TO_CHECK)
+    if no_tools:
+        why += ", and " + _NO_TOOLS
+    if not_run:
+        why += " (" + "; ".join(f"{k}: {v}" for k, v in not_run.items()) + ")"
+    return _NOTHING_TO_CHECK + why
 
 
 def settle(result: TestResult) -> TestResult:

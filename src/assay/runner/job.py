@@ -47,7 +47,7 @@ from assay.runner.scheduler import ResultSink, run_cases
 from assay.runner.select import failed_tests, rerun_id, rerun_request, select_cases
 from assay.runner.shard import Encoded
 from assay.runner.storable import storable_text
-from assay.runner.writer import ResultWriter, encode_result
+from assay.runner.writer import encode_result, result_writer
 from assay.store._lock import RunHolder
 from assay.targets.base import Target
 from assay.version import __version__
@@ -266,27 +266,26 @@ class RunJob:
         """The judge model, built before anything runs so a missing key exits 2."""
         if self.plan.judge is None:
             return None, None
-        from assay.models import ResponseCache, default_cache_path, make_model
+        from assay.models import ResponseCache, default_cache_path
 
         cache = (
             None
             if self.request.options.no_cache
             else ResponseCache(default_cache_path(self.store_url))
         )
-        return make_model(self.plan.judge, cache, source=self.plan.source), cache
+        return self.plan.make_judge(cache), cache
 
     def _goal_runtime(self, judge: ChatModel | None, cache: ResponseCache | None) -> Any:
         """What goal tests need (their simulated user, judge and contracts), when the run
         has any; the simulator defaults to the judge's model."""
         if not any(case.type == "goal" for case in self.cases):
             return None
-        from assay.models import make_model
         from assay.simulation import ContractBook, GoalRuntime
 
         simulator = judge
         config = self.plan.simulator
         if config is not None and config != self.plan.judge:
-            simulator = make_model(config, cache, source=f"{self.plan.source}: simulator")
+            simulator = self.plan.make_simulator(config, cache)
         contracts = ContractBook(self.plan.base_dir, self.store, judge)
         return GoalRuntime(simulator, judge, contracts)
 
@@ -393,7 +392,7 @@ class RunJob:
         shown = Shown(len(self.cases) * self.repeat)
         if done:
             self._seed(run, builder, shown)
-        writer = ResultWriter(self.store.reopen, run.id, self.holder)  # its own connections
+        writer = result_writer(self.store, run.id, self.holder)
         settings = CaseSettings(
             turn_timeout_s=self.plan.suite.execution.turn_timeout_s,
             metric_timeout_s=self.plan.suite.execution.metric_timeout_s,

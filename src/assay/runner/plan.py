@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.cases import LoadedSuite, TestCase, load_suite
 from assay.config import ModelConfig, Suite
@@ -13,6 +13,9 @@ from assay.secrets import REDACTOR, redact_config
 from assay.target_config import TargetConfig
 from assay.targets import Target, make_target
 from assay.targets.factory import parse_target_option
+
+if TYPE_CHECKING:
+    from assay.models import ChatModel, ResponseCache
 
 
 @dataclass
@@ -28,11 +31,28 @@ class RunPlan:
     source: str = "options"  # the suite file, for messages
     files: list[Path] = field(default_factory=list)  # the suite and dataset files read
     simulator: ModelConfig | None = None  # goal tests' simulated user; the judge's by default
+    # where the judge's config is written (the suite's judge:, or --judge), for its messages
+    judge_where: tuple[str, str] = ("options", "--judge")
+    suite_source: str = "suite"  # the suite file: where a simulator: is written
 
     def make_target(self) -> Target:
         return make_target(
             self.target, self.base_dir, retries=self.suite.execution.retries, source=self.source
         )
+
+    def make_judge(self, cache: ResponseCache | None) -> ChatModel:
+        """The judge model; a ConfigError (exit 2) when its API key is missing."""
+        from assay.models import make_model
+
+        assert self.judge is not None
+        source, where = self.judge_where
+        return make_model(self.judge, cache, source=source, field=where)
+
+    def make_simulator(self, config: ModelConfig, cache: ResponseCache | None) -> ChatModel:
+        """The suite's ``simulator:`` model; a ConfigError when its API key is missing."""
+        from assay.models import make_model
+
+        return make_model(config, cache, source=self.suite_source, field="simulator")
 
     def stored_config(self) -> dict[str, Any]:
         """The config a run stores and reports (``run.config``), with every secret masked
@@ -116,7 +136,21 @@ def plan_run(
     }
     source = str(suite_path) if suite_path and not target_option else "options"
     simulator = suite.simulator or judge
-    return RunPlan(suite, cases, target, base_dir, judge, snapshot, source, files, simulator)
+    suite_source = str(suite_path) if suite_path else "suite"
+    judge_where = ("options", "--judge") if judge_option else (suite_source, "judge")
+    return RunPlan(
+        suite,
+        cases,
+        target,
+        base_dir,
+        judge,
+        snapshot,
+        source,
+        files,
+        simulator,
+        judge_where,
+        suite_source,
+    )
 
 
 def suite_cases(
@@ -130,6 +164,7 @@ def suite_cases(
     sources += [(ds_path, str(ds_path)) for ds_path in datasets]
     files: list[Path] = []
     if sources:
+        _each_file_once(loaded, sources)
         from assay.cases.from_dataset import dataset_cases  # reading spreadsheets costs imports
 
         prefixes = dataset_prefixes([label for _, label in sources])
@@ -137,6 +172,40 @@ def suite_cases(
             files.append(path)
             cases.extend(dataset_cases(path, loaded.suite, label, with_judge, prefix))
     return cases, files
+
+
+def _each_file_once(loaded: LoadedSuite, sources: list[tuple[Path, str]]) -> None:
+    """Refuse a dataset file given twice (in the suite's ``datasets:``, with ``--dataset``,
+    or in both): its rows would run twice, under the same test names."""
+    listed = len(loaded.suite.datasets)  # the suite's come first in ``sources``
+    suite_file = str(loaded.path) if loaded.path else "suite"
+    first: dict[Path, int] = {}
+    problems = []
+    for i, (path, label) in enumerate(sources):
+        j = first.setdefault(path.resolve(), i)
+        if j == i:
+            continue
+        if i < listed:  # both in the suite's list
+            source, where, earlier = suite_file, f"datasets[{i}]", f"datasets[{j}]"
+        elif j < listed:
+            source, where = "options", "--dataset"
+            earlier = f"the suite's datasets[{j}] ({suite_file})"
+        else:
+            source, where, earlier = (
+                "options",
+                "--dataset",
+                f"an earlier --dataset ({sources[j][1]})",
+            )
+        problems.append(
+            Problem(
+                source,
+                where,
+                f"{label} is the same file as {earlier}: give each dataset file once, or its "
+                "rows would run twice under the same test names",
+            )
+        )
+    if problems:
+        raise ConfigError(problems)
 
 
 def dataset_prefixes(labels: list[str]) -> list[str]:

@@ -86,10 +86,10 @@ class _Shard:
         self.judge: ChatModel | None = None
         self.cache: Any = None
         if spec.plan.judge is not None:
-            from assay.models import ResponseCache, make_model
+            from assay.models import ResponseCache
 
             self.cache = ResponseCache(spec.cache_path) if spec.cache_path else None
-            self.judge = make_model(spec.plan.judge, self.cache, source=spec.plan.source)
+            self.judge = spec.plan.make_judge(self.cache)
         execution = spec.plan.suite.execution
         self.settings = CaseSettings(
             turn_timeout_s=execution.turn_timeout_s,

@@ -223,10 +223,15 @@ def _writer_main(
                 next_beat = time.monotonic() + HEARTBEAT_S
         store.close()
         outbox.send(("ok", written, replaced))
-    except AssayError as exc:
-        outbox.send(("error", str(exc), written))
-    except Exception as exc:  # the driver's own errors are still store failures
-        outbox.send(("error", f"writing results failed: {type(exc).__name__}: {exc}", written))
+    except Exception as exc:
+        outbox.send(("error", _failure(exc), written))
+
+
+def _failure(exc: Exception) -> str:
+    """Why writing failed; the driver's own errors are still store failures."""
+    if isinstance(exc, AssayError):
+        return str(exc)
+    return f"writing results failed: {type(exc).__name__}: {exc}"
 
 
 class ResultWriter:
@@ -353,3 +358,43 @@ def _writer_thread(
     finally:
         inbox.close()
         outbox.close()
+
+
+class InPlaceWriter:
+    """The writer of an in-memory store (``Store.in_memory``): each result is stored as it
+    is handed over, through the run's own store, in the run's thread. A writer of its own
+    (``ResultWriter``) would open another, empty database, and every result would be lost.
+    The same interface as ``ResultWriter``."""
+
+    def __init__(self, store: Any, run_id: str) -> None:
+        self._store = store
+        self._run_id = run_id
+        self.error: AssayError | None = None
+        self.written = 0
+        self.replaced: list[int] = []
+
+    def add(self, position: int, payload: bytes | str, rows: Handed | None = None) -> None:
+        if self.error is not None:
+            raise self.error
+        text = payload.decode() if isinstance(payload, bytes) else payload
+        item = _decode(text.encode()) if rows is None else prepared_of(text, rows)
+        try:
+            self.replaced += store_batch(self._store, self._run_id, [(position, item)])
+        except Exception as exc:
+            self.error = StoreError(_failure(exc))
+            raise self.error from None
+        self.written += 1
+
+    def close(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
+def result_writer(
+    store: Any, run_id: str, holder: RunHolder | None
+) -> ResultWriter | InPlaceWriter:
+    """The run's writer: a process or thread of its own (``ResultWriter``), or, for an
+    in-memory store, the run's own thread (``InPlaceWriter``)."""
+    if store.in_memory:
+        return InPlaceWriter(store, run_id)
+    return ResultWriter(store.reopen, run_id, holder)

@@ -56,6 +56,8 @@ def _creatable(file: Path) -> bool:
 class _Deferred:
     """The store ``open_store(url)`` opens, opened at first use."""
 
+    in_memory = False  # a plain file's path (_PLAIN_SQLITE)
+
     def __init__(self, url: str, importing: Importing) -> None:
         self._url = url
         self._importing = importing

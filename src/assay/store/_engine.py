@@ -87,12 +87,22 @@ def is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+def sqlite_in_memory(url: URL) -> bool:
+    """An in-memory SQLite store (``sqlite://``, ``sqlite:///:memory:``, ``mode=memory``):
+    it lives in the one connection that opened it; another connection (another engine's,
+    another process's) opens another, empty database."""
+    if not is_sqlite(url):
+        return False
+    database = url.database or ":memory:"
+    return database == ":memory:" or "mode=memory" in database or url.query.get("mode") == "memory"
+
+
 def sqlite_file(url: URL) -> Path | None:
     """The file of a file-backed SQLite store; None for PostgreSQL or an in-memory one."""
-    if not is_sqlite(url):
+    if not is_sqlite(url) or sqlite_in_memory(url):
         return None
     database = url.database or ":memory:"
-    if database == ":memory:" or "mode=memory" in database or database.startswith("file:"):
+    if database.startswith("file:"):
         return None
     return Path(database).expanduser()
 
@@ -103,8 +113,7 @@ def create_store_engine(url: URL) -> Engine:
             {} if "connect_timeout" in url.query else {"connect_timeout": PG_CONNECT_TIMEOUT_S}
         )
         return create_engine(url, connect_args=connect_args, pool_pre_ping=True)
-    database = url.database or ":memory:"
-    in_memory = database == ":memory:" or "mode=memory" in database
+    in_memory = sqlite_in_memory(url)
     file = sqlite_file(url)
     if file is not None:
         file.parent.mkdir(parents=True, exist_ok=True)

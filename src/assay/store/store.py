@@ -25,7 +25,14 @@ from assay.errors import ConfigError, Problem, StoreError
 from assay.results.models import Report, ReportSummary, RunInfo, TestResult
 from assay.results.rollup import summarize
 from assay.store._bulk import BatchWriter
-from assay.store._engine import create_store_engine, mask_url, migrate, resolve_url, sqlite_file
+from assay.store._engine import (
+    create_store_engine,
+    mask_url,
+    migrate,
+    resolve_url,
+    sqlite_file,
+    sqlite_in_memory,
+)
 from assay.store._engine import write_connection as _write
 from assay.store._failures import db_errors as _db_errors
 from assay.store._failures import reason as _reason
@@ -145,6 +152,12 @@ class Store:
         self._url = url
         self._password = url.password if isinstance(url.password, str) else None
         self.url = mask_url(url)  # safe to print
+
+    @property
+    def in_memory(self) -> bool:
+        """An in-memory SQLite store: only this Store's connection sees it (``reopen``
+        would open another, empty one), and it is gone when the Store is closed."""
+        return sqlite_in_memory(self._url)
 
     @property
     def _engine(self) -> Engine:

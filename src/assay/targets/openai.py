@@ -20,7 +20,6 @@ http target's.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,7 +42,7 @@ from assay.net.openai_wire import (
 )
 from assay.net.reply_fields import MalformedReply
 from assay.results.models import TokenUsage, ToolInvocation
-from assay.secrets import REDACTOR, is_own_host, url_secrets
+from assay.secrets import REDACTOR, is_own_host, key_from_env, url_secrets
 from assay.target_config import OpenAITarget as OpenAITargetConfig
 from assay.targets._tools import Toolbox, recorded_arguments
 from assay.targets.base import (
@@ -69,14 +68,18 @@ class ToolRounds:
     messages: tuple[dict[str, Any], ...]
 
 
-def _api_key(config: OpenAITargetConfig) -> str | None:
+def _api_key(config: OpenAITargetConfig, where: str) -> str | None:
     """The key from ``api_key_env`` when the suite names it; without it, the default
-    ``OPENAI_API_KEY`` only for OpenAI's own API, never for another ``base_url``."""
-    if "api_key_env" not in config.model_fields_set and not is_own_host(
-        config.base_url, OPENAI_BASE_URL
-    ):
+    ``OPENAI_API_KEY`` only for OpenAI's own API, never for another ``base_url``. Either
+    is required then: a missing one is a ConfigError at ``where``.api_key_env, as a
+    judge's is (``assay.models.factory.api_key_for``)."""
+    named = "api_key_env" in config.model_fields_set
+    if not config.api_key_env or not (named or is_own_host(config.base_url, OPENAI_BASE_URL)):
         return None
-    return os.environ.get(config.api_key_env) if config.api_key_env else None
+    hint = "" if named else ", or set api_key_env to another name"
+    return key_from_env(
+        config.api_key_env, "suite", f"{where}.api_key_env", "the endpoint's API key", hint
+    )
 
 
 class OpenAITarget(ClientTarget):
@@ -95,9 +98,7 @@ class OpenAITarget(ClientTarget):
             raise ConfigError([Problem("suite", f"{where}.base_url", str(exc))]) from None
         self.toolbox = Toolbox(config.tools, search_dirs, where)
         REDACTOR.add(*url_secrets(config.base_url))
-        key = _api_key(config)
-        if key:
-            REDACTOR.add(key)
+        key = _api_key(config, where)  # registered with REDACTOR
         self.headers = request_headers(config.base_url, key)
         super().__init__(
             self.url,
