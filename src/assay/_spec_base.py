@@ -15,45 +15,41 @@ subclass goes further than the suite's models.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 
 
-class WrittenInt(int):
-    """An integer that keeps the text it was written as (``0x1F``, ``12:09``)."""
+class _Written:
+    """A number that keeps the text it was written as: ``str()`` gives that text."""
 
-    def __new__(cls, value: int, text: str) -> WrittenInt:
-        number = super().__new__(cls, value)
+    plain: ClassVar[type[int] | type[float]]  # the number's own type, for pickling
+    text: str
+
+    def __new__(cls, value: float, text: str) -> Any:
+        number = super().__new__(cls, value)  # type: ignore[call-arg]  # int's or float's
         number.text = text
         return number
-
-    text: str
 
     def __str__(self) -> str:
         return self.text
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return WrittenInt, (int(self), self.text)
+        return type(self), (self.plain(self), self.text)  # type: ignore[arg-type,call-overload]
 
 
-class WrittenFloat(float):
-    """A float that keeps the text it was written as (``1.10``, ``.5``)."""
+class WrittenInt(_Written, int):
+    """An integer written as ``0x1F`` or ``12:09``."""
 
-    def __new__(cls, value: float, text: str) -> WrittenFloat:
-        number = super().__new__(cls, value)
-        number.text = text
-        return number
+    plain = int
 
-    text: str
 
-    def __str__(self) -> str:
-        return self.text
+class WrittenFloat(_Written, float):
+    """A float written as ``1.10`` or ``.5``."""
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return WrittenFloat, (float(self), self.text)
+    plain = float
 
 
 def plain_numbers(value: Any) -> Any:
