@@ -39,3 +39,10 @@ async def test_safe_inserts_a_value_as_written(server: AgentServer) -> None:
     await one_turn(server.url + "/{{ vars.path | safe }}?v={{ vars.path }}", "hi", path="echo/x")
     (seen,) = server.requests
     assert seen.path == "/echo/x" and seen.query["v"] == "echo/x"
+
+
+async def test_urlencode_is_not_encoded_twice(server: AgentServer) -> None:
+    # before values were encoded by default, ``| urlencode`` was how a suite encoded one
+    await one_turn(server.url + "/echo/x?q={{ input | urlencode }}", "a b&c")
+    (seen,) = server.requests
+    assert seen.query["q"] == "a b&c"

@@ -50,19 +50,24 @@ def _env() -> jinja2.Environment:
 def _url_env() -> jinja2.Environment:
     """Jinja2 for a URL: each value rendered is percent-encoded, ``/``, ``?``, ``&``, ``#``
     and ``%`` included, so that it arrives as it was, whether in a path segment or a query
-    value; ``| safe`` inserts one as written (a path of several segments, say)."""
+    value; ``| safe`` inserts one as written (a path of several segments, say), and so does
+    ``| urlencode``, whose value is encoded already (before values were encoded by default,
+    it was how a suite encoded one: encoding it again would send ``%2520`` for a space)."""
     import jinja2
     from markupsafe import Markup
 
     def encoded(value: Any) -> Any:
         return value if isinstance(value, Markup) else quote(str(value), safe="")
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         finalize=encoded,
     )
+    urlencode = env.filters["urlencode"]
+    env.filters["urlencode"] = lambda value: Markup(urlencode(value))
+    return env
 
 
 _WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
