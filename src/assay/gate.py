@@ -34,6 +34,7 @@ from assay.errors import ConfigError, Problem
 from assay.reporters.markdown import md_code
 from assay.reporters.view import fmt_rate
 from assay.results.models import Report, ReportSummary, TestResult
+from assay.results.rollup import status_of
 from assay.store import RunNotFound, Store, TestOutcome
 from assay.store.compare import diff_outcomes
 
@@ -64,7 +65,7 @@ class Baseline:
 
 class _Result(BaseModel):  # of a JSON report, what the gate needs (reports of any version)
     model_config = ConfigDict(extra="ignore")
-    test_name: str
+    test_name: str | None = None  # HoloDeck's may have none: such a result matches no test
     repeat_index: int = 0
     status: Literal["passed", "failed", "error", "not_run"] | None = None  # None: HoloDeck's
     passed: bool
@@ -88,6 +89,10 @@ class _Report(BaseModel):
     def _a_report(self) -> _Report:
         if self.run is None and self.holodeck_version is None:
             raise ValueError("no run (nor HoloDeck's holodeck_version)")
+        if self.run is not None:  # assay names every result
+            for index, result in enumerate(self.results):
+                if result.test_name is None:
+                    raise ValueError(f"results[{index}] has no test_name")
         return self
 
 
@@ -190,15 +195,13 @@ def load_baseline(ref: str | Path, store: Store | None) -> Baseline:
 
 
 def _outcomes(results: Iterable[_Result | TestResult]) -> list[TestOutcome]:
+    """Each named result's outcome (a HoloDeck result without a name can match no test); a
+    HoloDeck result has no status, only whether it passed."""
     return [
-        TestOutcome(r.test_name, r.repeat_index, r.status or _holodeck_status(r.passed), r.passed)
+        TestOutcome(r.test_name, r.repeat_index, r.status or status_of(r.passed, []), r.passed)
         for r in results
+        if r.test_name is not None
     ]
-
-
-def _holodeck_status(passed: bool) -> Literal["passed", "failed"]:
-    """A HoloDeck result's status: it tells only whether the test passed."""
-    return "passed" if passed else "failed"
 
 
 def report_outcomes(report: Report) -> list[TestOutcome]:
@@ -303,7 +306,21 @@ def check_gate(
 ) -> GateVerdict:
     """The gate on a report ``assay.run`` returned: ``baseline`` is a report, a JSON report
     file, or a run id in ``store``. A baseline that compares nothing (a run that did not
-    complete, or that has none of the report's tests) raises ConfigError."""
+    complete, or that has none of the report's tests) raises ConfigError, and so does a
+    ``report`` of a run that did not complete: its pass rate is of the tests that have a
+    result, and a gate on it would pass on what is left."""
+    if report.run.status != "completed":
+        raise ConfigError(
+            [
+                Problem(
+                    "report",
+                    "run.status",
+                    f"run {report.run.id[:12]} is {report.run.status}, not completed "
+                    f"({counted(len(report.results), 'test result')}): gate a finished run "
+                    f"(assay run --resume {report.run.id[:12]} finishes it)",
+                )
+            ]
+        )
     if isinstance(baseline, Report):
         label = f"run {baseline.run.id[:12]}"
         _require_completed(label, baseline.run.id, baseline.run.status, len(baseline.results))

@@ -92,6 +92,8 @@ def test_a_holodeck_report_is_a_baseline(
         | {"execution_time_ms": 5, "timestamp": stamp}
         for name in names(now)
     ]
+    # HoloDeck's test_name is optional: a result without one matches no test
+    results.append(results[0] | {"test_name": None})
     summary = {"total_tests": 5, "passed": 4, "failed": 1, "pass_rate": 80.0}
     holodeck = {
         "agent_name": "travel",
@@ -126,3 +128,15 @@ def test_check_gate_refuses_a_baseline_that_compares_nothing(suite: Path, store:
     stopped.run.status = "interrupted"
     with pytest.raises(ConfigError, match="is interrupted, not completed"):
         check_gate(refunds, baseline=stopped)
+
+
+def test_check_gate_refuses_a_report_of_a_run_that_did_not_complete(
+    suite: Path, store: str
+) -> None:
+    """Its pass rate is of the tests that have a result: a gate would pass on what is left."""
+    report = assay.run(suite, target=respond, store=store)
+    assert check_gate(report, fail_under=0.5).passed
+    stopped = report.model_copy(deep=True)
+    stopped.run.status = "interrupted"
+    with pytest.raises(ConfigError, match="is interrupted, not completed .5 test results."):
+        check_gate(stopped, fail_under=0.5)

@@ -145,8 +145,8 @@ def test_flaky_tests_are_set_apart(assay_cli: RunCli, suite: Path, tmp_path: Pat
         ('{"run": {"id": "x"}}', "results: required field is missing"),
         ('{"results": []}', "no run (nor HoloDeck's holodeck_version)"),
         (
-            '{"holodeck_version": "0.3.0", "results": [{"test_name": null, "passed": true}]}',
-            "results[0].test_name",
+            '{"run": {"id": "x"}, "results": [{"test_name": null, "passed": true}]}',
+            "results[0] has no test_name",
         ),
         (
             '{"run": {"id": "x"}, "results": [{"test_name": "a", "status": "fine", '
