@@ -45,6 +45,9 @@ def test_an_import_reads_a_jsonl_test_set_alike(assay_cli: RunCli, tmp_path: Pat
     (tmp_path / "set.jsonl").write_text('{"prompt": {"content": "a", "content": "b"}}\n')
     line = refused(assay_cli("import", "rhesis", "set.jsonl"))
     assert line == f"set.jsonl: cannot read the test set: line 1: the key 'content' {TWICE}"
+    (tmp_path / "set.json").write_text('[{"prompt_content": "a", "prompt_content": "b"}]')
+    line = refused(assay_cli("import", "rhesis", "set.json"))
+    assert line == f"set.json: cannot read the test set: the key 'prompt_content' {TWICE}"
 
 
 def test_only_when_asked_and_json_loads_errors_are_kept() -> None:

@@ -114,7 +114,7 @@ def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if suffix == ".jsonl":
             return _read_lines(data, source)
         if suffix == ".json":
-            value = load_bounded(data)
+            value = load_bounded(data, unique_keys=True)
             entries = value.get("tests", [value]) if isinstance(value, dict) else value
             if not isinstance(entries, list):
                 raise ValueError("expected an array of tests, or an object with `tests`")
