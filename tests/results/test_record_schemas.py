@@ -164,6 +164,19 @@ def test_a_result_holodeck_wrote_is_a_valid_test_result() -> None:
     ]
 
 
+def test_holodeck_metric_results_may_have_any_scale_and_null_counts() -> None:
+    # HoloDeck's MetricResult: scale any string or None, retry_count and evaluation_time_ms
+    # None by default
+    loose = {**HOLODECK_METRIC, "scale": None, "retry_count": None, "evaluation_time_ms": None}
+    schema = json_schema("test-result")
+    for metric in (loose, {**HOLODECK_METRIC, "scale": "0-100"}):
+        assert errors(schema, {**HOLODECK_RESULT, "metric_results": [metric]}) == []
+    bad = {**HOLODECK_METRIC, "retry_count": "twice"}
+    assert errors(schema, {**HOLODECK_RESULT, "metric_results": [bad]}) == [
+        "'twice' is not of type 'integer', 'null'"
+    ]
+
+
 def test_a_turn_holodeck_wrote_is_a_valid_turn_result() -> None:
     assert errors(json_schema("turn-result"), HOLODECK_TURN) == []
 

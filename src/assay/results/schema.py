@@ -109,7 +109,7 @@ def _accept_holodeck(record: dict[str, Any], schema: dict[str, Any]) -> None:
     """Let ``record`` (a definition in ``schema``) accept what HoloDeck writes and assay
     does not (justinbarias/holodeck, models/test_result.py), so a result HoloDeck wrote
     validates: a null test_name, its processed files, a turn's grader_details, its metric
-    kinds. assay's own records are unchanged."""
+    kinds, scales and null counts. assay's own records are unchanged."""
     properties = record.get("properties", {})
     title = record.get("title")
     if title == "TestResult":
@@ -131,3 +131,7 @@ def _accept_holodeck(record: dict[str, Any], schema: dict[str, Any]) -> None:
     elif title == "MetricResult":
         kind = properties["kind"]
         kind["enum"] = [*kind["enum"], *HOLODECK_METRIC_KINDS]
+        # HoloDeck's model: any scale ("0-100"), or none; counts it may leave null
+        properties["scale"] = {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Scale"}
+        for name in ("retry_count", "evaluation_time_ms"):
+            properties[name] = {**properties[name], "type": ["integer", "null"]}
