@@ -66,6 +66,10 @@ def test_valid_cells(cell: str, expected: list[dict[str, object]] | None) -> Non
          'tool call 1 (a) has both "arguments" and "parameters": keep one'),
         ('[{"name": "a", "args": {}, "arguments": {}}]',
          'tool call 1 (a) has both "arguments" and "args": keep one'),
+        ('[{"name": "a", "arguments": {"city": "Basel", "city": "Bern"}}]',
+         "the key 'city' is given twice in one object, and only the last would count: remove "
+         'one of them; expected a JSON array such as [{"name": "get_weather", "arguments": '
+         '{"location": "Seattle"}}]'),
         ('[{"name": "a", "type": "function", "id": 1}]',
          "tool call 1 (a) has unknown key(s) 'id', 'type': only \"name\" (or \"tool_name\") and "
          '"arguments" (or "args", "parameters") are allowed'),

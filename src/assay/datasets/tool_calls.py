@@ -33,7 +33,7 @@ def parse_expected_tools(text: str) -> list[dict[str, Any]] | None:
     if not text:
         return None
     try:
-        value = load_bounded(text)
+        value = load_bounded(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise ToolCallsError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}); expected a JSON array "
