@@ -324,3 +324,13 @@ def test_a_metric_name_run_twice_in_one_single_turn_test_counts_once() -> None:
     assert s.metrics_evaluated == {"contains": 3}  # three tests, not six results
     # test scores 0.5, 1.0 and the multi-turn roll-up's mean of its four, 0.75
     assert s.average_scores["contains"] == (0.5 + 1.0 + 0.75) / 3
+
+
+def test_an_empty_expected_tools_on_a_turn_is_kept_in_the_union() -> None:
+    # contract §4: expected_tools is the union of the turns' assertions, null only when no
+    # turn asserted tools; a turn's [] is an assertion (tools_matched true beside it)
+    turns = [turn(0, expected_tools=[], tools_matched=True), turn(1)]
+    result = rollup_multi_turn("t", turns, "2026-01-01T00:00:00+00:00")
+    assert (result.expected_tools, result.tools_matched) == ([], True)
+    none = rollup_multi_turn("t", [turn(0), turn(1)], "2026-01-01T00:00:00+00:00")
+    assert (none.expected_tools, none.tools_matched) == (None, None)

@@ -234,12 +234,16 @@ def _sum_usage(turns: list[TurnResult]) -> TokenUsage | None:
 
 
 def _union_expected_tools(turns: list[TurnResult]) -> list[str | dict[str, Any]] | None:
+    """The union of the turns' assertions; null only when no turn asserted tools (a turn's
+    ``[]`` is an assertion, so the union is ``[]``, as ``tools_matched`` beside it says)."""
+    if all(turn.expected_tools is None for turn in turns):
+        return None
     union: list[str | dict[str, Any]] = []
     for turn in turns:
         for tool in turn.expected_tools or []:
             if tool not in union:
                 union.append(tool)
-    return union or None
+    return union
 
 
 def rollup_multi_turn(
