@@ -107,7 +107,7 @@ def test_user_content_cannot_inject_markup() -> None:
 def test_goal_failure_names_the_unmet_behaviour() -> None:
     text = _plain(render_markdown(build_report([failed_goal()])))
     assert "Goal: Get a refund for a non-refundable ticket" in text
-    assert "prohibited behaviour not met: does not promise refunds outside the policy" in text
+    assert "prohibited behaviour occurred: does not promise refunds outside the policy" in text
 
 
 def test_all_passing_report_is_short() -> None:
@@ -191,7 +191,7 @@ def test_a_failed_goal_test_with_turns_shows_its_goal_and_unmet_behaviours() -> 
     section = render_markdown(build_report([goal])).split("### What did not pass", 1)[1]
     assert section.index("**Goal:**") < section.index("##### Turns")
     assert "Get a refund for a non-refundable ticket" in section
-    assert "prohibited behaviour not met: does not promise refunds outside the policy" in section
+    assert "prohibited behaviour occurred: does not promise refunds outside the policy" in section
 
 
 def _long_multi_turn(name: str, passed: bool) -> TestResult:

@@ -20,6 +20,7 @@ from assay.results.models import (
     TurnResult,
 )
 from assay.results.rollup import StatusCounts, nothing_checked
+from assay.results.trace import unmet_behaviour
 
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
 
@@ -170,7 +171,7 @@ def goal_reasons(trace: dict[str, Any] | None) -> list[str]:
         return []
     evaluation = trace.get("goal_evaluation") or {}
     unmet = [
-        f"{c.get('kind', 'criterion')} behaviour not met: {c.get('criterion', '?')}"
+        unmet_behaviour(str(c.get("kind", "criterion")), str(c.get("criterion", "?")))
         for c in evaluation.get("criteria_evaluations") or []
         if isinstance(c, dict) and c.get("met") is False
     ]

@@ -54,6 +54,13 @@ class CriterionEvaluation(_Record):
     reasoning: str | None = None
 
 
+def unmet_behaviour(kind: str, criterion: str) -> str:
+    """``prohibited behaviour occurred: Promise a refund``, ``required behaviour not shown:
+    ...``: how the trace, the terminal and every report word a behaviour that failed."""
+    what = "occurred" if kind == "prohibited" else "not shown"
+    return f"{kind} behaviour {what}: {criterion}"
+
+
 class GoalEvaluation(_Record):
     all_criteria_met: bool
     criteria_evaluations: list[CriterionEvaluation] = Field(default_factory=list)

@@ -23,6 +23,7 @@ from assay.results.trace import (
     TraceContract,
     TraceTurn,
     TurnTiming,
+    unmet_behaviour,
 )
 from assay.simulation.contract import Contract
 
@@ -108,8 +109,7 @@ def unmet_line(criterion: CriterionEvaluation) -> str:
     """``prohibited behaviour occurred: Promise a refund (turn 2)``."""
     turns = sorted({e.turn for e in criterion.evidence})
     where = f" (turn {', '.join(map(str, turns))})" if turns else ""
-    what = "occurred" if criterion.kind == "prohibited" else "not shown"
-    return f"{criterion.kind} behaviour {what}: {criterion.criterion}{where}"
+    return unmet_behaviour(criterion.kind, criterion.criterion) + where
 
 
 def findings(
