@@ -114,6 +114,25 @@ def test_a_broken_contract_file_is_an_error_naming_the_field(
     assert "delete it to derive the contract again" in result.errors[0]
 
 
+def test_a_misspelt_key_in_a_contract_file_is_an_error_naming_the_key(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    # the keys assay writes (hash, test, derived_at, fields, ...) are read back
+    model.user = two_turns()
+    assert only(run_suite(path)).status == "passed"
+    file.write_text(file.read_text().replace("prohibited:", "prohibitted:"))
+    requests_before = len(agent.requests)
+    result = only(run_suite(path))
+    assert result.status == "error" and len(agent.requests) == requests_before
+    assert str(file) in result.errors[0] and "unknown key 'prohibitted'" in result.errors[0]
+    assert "prohibited" in result.errors[0].split("the keys are")[1]
+    assert "delete it to derive the contract again" in result.errors[0]
+
+
 def test_behaviours_stated_in_the_suite_skip_the_derivation(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:

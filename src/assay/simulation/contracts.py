@@ -204,6 +204,26 @@ def _write_new(path: Path, text: str) -> None:
         pass
 
 
+# The keys of a contract file: what assay writes about it, then the contract itself.
+_CONTRACT_KEYS = (
+    "adversarial",
+    "simulated_user_objective",
+    "required",
+    "prohibited",
+    "confidence",
+    "notes",
+)
+_FILE_KEYS = (
+    "contract_version",
+    "hash",
+    "test",
+    "derived_by",
+    "derived_at",
+    "fields",
+    *_CONTRACT_KEYS,
+)
+
+
 def _read_file(path: Path) -> tuple[Contract | None, str | None]:
     """The contract in a reviewed file, or the problem with it (naming the field and the
     fix): an edited file that cannot be read is an error, never silently replaced."""
@@ -221,9 +241,12 @@ def _read_file(path: Path) -> tuple[Contract | None, str | None]:
         return None, (
             f"{path}: contract_version {version!r}, this assay reads {CONTRACT_VERSION}; {fix}"
         )
-    known = {"adversarial", "simulated_user_objective", "required", "prohibited"}
-    known |= {"confidence", "notes"}
-    data = {k: v for k, v in raw.items() if k in known}
+    unknown = [str(k) for k in raw if k not in _FILE_KEYS]
+    if unknown:  # a misspelt key would drop its behaviours and let a breach pass
+        return None, (
+            f"{path}: unknown key {unknown[0]!r} (the keys are {', '.join(_FILE_KEYS)}); {fix}"
+        )
+    data = {k: v for k, v in raw.items() if k in _CONTRACT_KEYS}
     data.setdefault("confidence", 1.0)  # a person wrote or checked it
     try:
         return read_contract(data), None
