@@ -31,6 +31,7 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
+DEFAULT_MIN_TURNS = 2  # a goal test's conversation needs two replies to be judged
 TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
 # A model call's reply length when none is set: small local models otherwise run on to
 # the context limit (or past the timeout) when they lose the thread.
@@ -192,8 +193,9 @@ class TestSpec(Strict):
     instructions: str | None = None
     scenario: str | None = None
     restrictions: str | None = None
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_MAX_TURNS)
-    min_turns: int | None = Field(default=None, ge=1)
+    # strict: YAML's ``true`` is not a turn count
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_MAX_TURNS, strict=True)
+    min_turns: int | None = Field(default=None, ge=1, strict=True)
     # the evaluation contract stated in the suite (no derivation): behaviours of the agent,
     # prohibited ones written without negation ("Promise a refund")
     required: list[str] | None = None
@@ -201,6 +203,18 @@ class TestSpec(Strict):
 
     _ground_truth = field_validator("ground_truth")(_some_ground_truth)
     _name = field_validator("name")(_some_test_name)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _text_or_mapping(cls, value: Any) -> Any:
+        # one message at tests[i].context, not pydantic's one per type; a number is text as
+        # written (tests/cases/test_numbers_as_written.py), a flag or a list is neither
+        text = isinstance(value, str | int | float) and not isinstance(value, bool)
+        if value is not None and not text and not isinstance(value, dict):
+            raise ValueError(
+                f"context is text or a mapping (what the user knows), not {type(value).__name__}"
+            )
+        return value
 
     @model_validator(mode="after")
     def _one_shape(self) -> TestSpec:
@@ -247,10 +261,22 @@ class TestSpec(Strict):
             raise ValueError(f"{len(self.turns)} opening turns exceed max_turns ({self.max_turns})")
         if self.min_turns is not None and self.min_turns > self.max_turns:
             raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
+        if self.min_turns is None and self.max_turns < DEFAULT_MIN_TURNS:
+            raise ValueError(
+                f"max_turns ({self.max_turns}) is below min_turns (default {DEFAULT_MIN_TURNS}: "
+                f"a verdict needs {DEFAULT_MIN_TURNS} replies); set max_turns to "
+                f"{DEFAULT_MIN_TURNS} or more"
+            )
         for key in ("required", "prohibited"):
             items = getattr(self, key) or []
             if any(not item.strip() for item in items):
                 raise ValueError(f"{key} has an empty behaviour")
+        stated = self.required is not None or self.prohibited is not None
+        if stated and not (self.required or self.prohibited):
+            raise ValueError(
+                "required and prohibited list no behaviour: list at least one, or leave both "
+                "out to derive the contract from the goal"
+            )
         return self
 
     @property

@@ -361,3 +361,36 @@ def test_a_problem_inside_a_test_names_the_test_after_its_path() -> None:
     (msg,) = problems(raw)
     assert msg.startswith("suite.yaml: tests[0].turns[0].expected_tools[0].args.a.regex: ")
     assert msg.endswith(" (test 'tc1')") and "invalid regular expression" in msg
+
+
+def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
+    goal = {"name": "g", "goal": "get a refund"}
+    assert problems(suite({**goal, "max_turns": True})) == [
+        "suite.yaml: tests[0].max_turns: Input should be a valid integer (got True) (test 'g')"
+    ]
+    assert problems(suite({**goal, "min_turns": True})) == [
+        "suite.yaml: tests[0].min_turns: Input should be a valid integer (got True) (test 'g')"
+    ]
+    # the default min_turns is 2: one turn can never be judged
+    assert problems(suite({**goal, "max_turns": 1})) == [
+        "suite.yaml: tests[0]: max_turns (1) is below min_turns (default 2: a verdict needs 2 "
+        "replies); set max_turns to 2 or more (test 'g')"
+    ]
+    # an empty list stated in the suite is no behaviour, not "derive it"
+    no_behaviour = (
+        "suite.yaml: tests[0]: required and prohibited list no behaviour: list at least one, "
+        "or leave both out to derive the contract from the goal (test 'g')"
+    )
+    assert problems(suite({**goal, "required": []})) == [no_behaviour]
+    assert problems(suite({**goal, "required": [], "prohibited": []})) == [no_behaviour]
+    parse_suite(suite({**goal, "required": [], "prohibited": ["Promise a refund"]}), "s")
+
+
+def test_a_goal_context_is_text_or_a_mapping_in_one_message() -> None:
+    for given, kind in (([1, 2], "list"), (True, "bool")):
+        assert problems(suite({"name": "g", "goal": "x", "context": given})) == [
+            "suite.yaml: tests[0].context: context is text or a mapping (what the user "
+            f"knows), not {kind} (test 'g')"
+        ]
+    for given in ("text", {"order": 12}, 42):  # a number is text as written
+        parse_suite(suite({"name": "g", "goal": "x", "context": given}), "s")

@@ -111,7 +111,26 @@ def test_a_broken_contract_file_is_an_error_naming_the_field(
     result = only(run_suite(path))
     assert result.status == "error" and len(agent.requests) == requests_before
     assert str(file) in result.errors[0] and ".from" in result.errors[0]
-    assert "delete it to derive the contract again" in result.errors[0]
+    assert "delete it to restore the derived contract" in result.errors[0]
+
+
+def test_a_misspelt_key_in_a_contract_file_is_an_error_naming_the_key(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    # the keys assay writes (hash, test, derived_at, fields, ...) are read back
+    model.user = two_turns()
+    assert only(run_suite(path)).status == "passed"
+    file.write_text(file.read_text().replace("prohibited:", "prohibitted:"))
+    requests_before = len(agent.requests)
+    result = only(run_suite(path))
+    assert result.status == "error" and len(agent.requests) == requests_before
+    assert str(file) in result.errors[0] and "unknown key 'prohibitted'" in result.errors[0]
+    assert "prohibited" in result.errors[0].split("the keys are")[1]
+    assert "delete it to restore the derived contract" in result.errors[0]
 
 
 def test_behaviours_stated_in_the_suite_skip_the_derivation(
@@ -166,6 +185,27 @@ def test_a_contract_with_no_behaviour_is_an_error(
     model.contract = contract_reply(required=[], prohibited=[])
     result = _unusable(tmp_path, agent, llm, model)
     assert "no required or prohibited behaviour" in result.errors[0]
+
+
+def test_deleting_the_file_of_an_unusable_contract_derives_it_again(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.contract = contract_reply(required=[], prohibited=[])
+    _unusable(tmp_path, agent, llm, model)
+    file = contract_file(tmp_path, GOAL["goal"])
+    file.unlink()  # as the error says: delete it to derive the contract again
+    model.contract = contract_reply(prohibited=behaviours("Promise a refund"))
+    model.user = two_turns()
+    path = tmp_path / "suite.yaml"
+    again = only(run_suite(path, no_cache=True))  # else the cached reply comes back
+    assert model.calls("contract") == 2 and again.status == "passed"
+    assert (again.trace or {})["contract"]["origin"] == "derived"
+    file.unlink()  # the usable contract replaced the unusable one in the store
+    model.user = two_turns()
+    third = only(run_suite(path))
+    assert model.calls("contract") == 2
+    assert (third.trace or {})["contract"]["origin"] == "store"
+    assert yaml.safe_load(file.read_text())["prohibited"][0]["behaviour"] == "Promise a refund"
 
 
 def test_a_contract_that_cannot_be_derived_is_an_error(
@@ -244,6 +284,6 @@ def test_a_key_given_twice_in_a_contract_file_is_an_error_naming_the_line(
     assert result.errors == [
         f"the evaluation contract is unusable: {file}: line {at + 2}, column 1: the key "
         f"prohibited is given twice (first at line {at + 1}), and only the last would count: "
-        "remove one of them; fix it, or delete it to derive the contract again; the agent was "
+        "remove one of them; fix it, or delete it to restore the derived contract; the agent was "
         "not contacted"
     ]

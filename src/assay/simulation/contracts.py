@@ -4,7 +4,7 @@
 2. the reviewable file ``.assay/contracts/<hash>.yaml`` next to the suite, which a team
    reads, commits and edits: an edited file wins over everything cached;
 3. the store (``assay_contracts``), where every derived contract is kept: the file is
-   written again from it when missing;
+   written again from it when missing (an unusable one is derived again instead);
 4. derived by the judge model (``assay.simulation.derive``), then kept in the store and
    written to the file.
 
@@ -57,7 +57,8 @@ FILE_HEADER = """\
 # The evaluation contract of a goal-driven test (assay, docs/goal-tests.md).
 # assay judges the conversation against these behaviours: every required one shown, no
 # prohibited one ever shown (each written without negation). Review it, commit it, edit
-# it: this file wins over anything assay cached. Delete it to derive the contract again.
+# it: this file wins over anything assay cached. Delete it to restore the derived contract
+# (kept in the store; an unusable one is derived again).
 """
 
 
@@ -110,9 +111,10 @@ class ContractBook:
                 )
             return Resolved(digest, "file", clean, problem, file=shown)
         stored = await self._stored(digest)
-        if stored is not None:
+        if stored is not None and stored.usability() is None:
             await self._write_file(path, spec, test_name, stored, None)
             return Resolved(digest, "store", stored, file=shown if path.is_file() else None)
+        # none stored, or an unusable one (its file deleted, as its error says): derive again
         if self.model is None:
             return Resolved(digest, problem="no model to derive it with (set judge:)")
         asked = await derive_contract(self.model, spec)
@@ -121,7 +123,7 @@ class ContractBook:
             reason = f"it could not be derived: {asked.error}"
             return Resolved(digest, problem=reason, calls=asked.calls, model=model_name)
         contract = masked(asked.value)
-        await self._keep(digest, contract, model_name)
+        await self._keep(digest, contract, model_name, replace=stored is not None)
         await self._write_file(path, spec, test_name, contract, model_name)
         return Resolved(
             digest,
@@ -150,12 +152,17 @@ class ContractBook:
             await asyncio.to_thread(replace_contract, self.store, digest, CONTRACT_VERSION, data)
         return clean
 
-    async def _keep(self, digest: str, contract: Contract, model_name: str | None) -> None:
+    async def _keep(
+        self, digest: str, contract: Contract, model_name: str | None, *, replace: bool
+    ) -> None:
         if self.store is None:
             return
-        from assay.store.contracts import put_contract
+        from assay.store.contracts import put_contract, replace_contract
 
         data = contract_data(contract)
+        if replace:  # the stored one was unusable
+            await asyncio.to_thread(replace_contract, self.store, digest, CONTRACT_VERSION, data)
+            return
         by = None if model_name is None else REDACTOR(model_name)
         await asyncio.to_thread(put_contract, self.store, digest, CONTRACT_VERSION, data, by)
 
@@ -204,12 +211,32 @@ def _write_new(path: Path, text: str) -> None:
         pass
 
 
+# The keys of a contract file: what assay writes about it, then the contract itself.
+_CONTRACT_KEYS = (
+    "adversarial",
+    "simulated_user_objective",
+    "required",
+    "prohibited",
+    "confidence",
+    "notes",
+)
+_FILE_KEYS = (
+    "contract_version",
+    "hash",
+    "test",
+    "derived_by",
+    "derived_at",
+    "fields",
+    *_CONTRACT_KEYS,
+)
+
+
 def _read_file(path: Path) -> tuple[Contract | None, str | None]:
     """The contract in a reviewed file, or the problem with it (naming the field and the
     fix): an edited file that cannot be read is an error, never silently replaced."""
     from assay.cases._yaml import read_yaml  # as a suite is read: its limits, no repeated key
 
-    fix = "fix it, or delete it to derive the contract again"
+    fix = "fix it, or delete it to restore the derived contract"
     try:
         raw = read_yaml(path)
     except ConfigError as exc:
@@ -221,9 +248,12 @@ def _read_file(path: Path) -> tuple[Contract | None, str | None]:
         return None, (
             f"{path}: contract_version {version!r}, this assay reads {CONTRACT_VERSION}; {fix}"
         )
-    known = {"adversarial", "simulated_user_objective", "required", "prohibited"}
-    known |= {"confidence", "notes"}
-    data = {k: v for k, v in raw.items() if k in known}
+    unknown = [str(k) for k in raw if k not in _FILE_KEYS]
+    if unknown:  # a misspelt key would drop its behaviours and let a breach pass
+        return None, (
+            f"{path}: unknown key {unknown[0]!r} (the keys are {', '.join(_FILE_KEYS)}); {fix}"
+        )
+    data = {k: v for k, v in raw.items() if k in _CONTRACT_KEYS}
     data.setdefault("confidence", 1.0)  # a person wrote or checked it
     try:
         return read_contract(data), None

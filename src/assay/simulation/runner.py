@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay.cases.models import TestCase, Turn
+from assay.config import DEFAULT_MIN_TURNS
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
 from assay.results.rollup import rollup_metrics, settle
@@ -53,7 +54,6 @@ from assay.simulation.user import SeenTurn, next_action
 from assay.targets.base import Target
 
 MIN_SUCCESSFUL_REPLIES = 2
-DEFAULT_MIN_TURNS = 2  # a conversation needs two replies to be judged
 
 
 @dataclass
