@@ -121,7 +121,7 @@ def test_goal_tests_show_the_trace_or_say_there_is_none(client: TestClient, stor
         "Can I get a refund?",
         "Yes, of course.",
         "must not promise refunds outside the policy",
-        "not met",
+        "prohibited behaviour occurred",
         "the assistant promised a refund",
     ):
         assert text in html, text
