@@ -21,7 +21,7 @@ from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 from assay.datasets._table import Table, cell_text, fail
 from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
 from assay.datasets._xlsx_guard import check_workbook
-from assay.datasets._xlsx_parts import Archive, tabs
+from assay.datasets._xlsx_parts import Archive, sheet_words, tabs
 from assay.errors import DatasetError, Problem
 
 
@@ -46,7 +46,7 @@ def sheet_tabs(path: Path, source: str) -> tuple[int, int]:
 def open_xlsx(path: Path, source: str, index: int = 0) -> Iterator[Table]:
     """Sheet ``index`` (0, the first, unless a caller names another) as a Table; EmptySheet
     when it has no value."""
-    which = "the first sheet" if index == 0 else f"sheet {index + 1}"
+    which = sheet_words(index)
     check_workbook(path, source, index)
     try:
         workbook = CalamineWorkbook.from_path(str(path))

@@ -41,8 +41,7 @@ class Archive:
         self.zf = zf
         self.handle = handle
         self.source = source
-        # the sheet being read, as messages name it
-        self.sheet = "the first sheet" if sheet == 0 else f"sheet {sheet + 1}"
+        self.sheet = sheet_words(sheet)  # the sheet being read, as messages name it
 
     def entries(self, name: str) -> list[zipfile.ZipInfo]:
         """Every entry called ``name``, ignoring case (a hostile archive may hold two)."""
@@ -129,6 +128,11 @@ class Archive:
 
     def fail(self, message: str) -> DatasetError:
         return fail(self.source, message)
+
+
+def sheet_words(index: int) -> str:
+    """Sheet ``index`` (0-based) as a message names it: ``the first sheet``, ``sheet 2``."""
+    return "the first sheet" if index == 0 else f"sheet {index + 1}"
 
 
 def local_name(name: str) -> str:
