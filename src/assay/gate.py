@@ -124,16 +124,23 @@ def _report_file(path: Path) -> Baseline:
     return Baseline(label, report.run.id, _outcomes(report.results))
 
 
-def _require_completed(label: str, run_id: str, status: str, results: int) -> None:
-    """A baseline run that did not finish holds the results of some tests only (or none):
-    the tests without one would not be compared, and the gate would pass on what is left."""
+def _require_completed(
+    label: str,
+    run_id: str,
+    status: str,
+    results: int,
+    where: tuple[str, str] = ("options", "--baseline"),
+) -> None:
+    """A run that did not finish holds the results of some tests only (or none): as a
+    baseline, the tests without one would not be compared; gated itself, its pass rate is
+    of the tests that have one. Either way the gate would pass on what is left. ``where``:
+    the source and field of the problem (the baseline option, or the gated report)."""
     if status == "completed":
         return
     raise ConfigError(
         [
             Problem(
-                "options",
-                "--baseline",
+                *where,
                 f"{label} is {status}, not completed ({counted(results, 'test result')}): "
                 f"a gate compares with a finished run: finish it (assay run --resume "
                 f"{run_id[:12]}) or give a completed run",
@@ -309,18 +316,8 @@ def check_gate(
     complete, or that has none of the report's tests) raises ConfigError, and so does a
     ``report`` of a run that did not complete: its pass rate is of the tests that have a
     result, and a gate on it would pass on what is left."""
-    if report.run.status != "completed":
-        raise ConfigError(
-            [
-                Problem(
-                    "report",
-                    "run.status",
-                    f"run {report.run.id[:12]} is {report.run.status}, not completed "
-                    f"({counted(len(report.results), 'test result')}): gate a finished run "
-                    f"(assay run --resume {report.run.id[:12]} finishes it)",
-                )
-            ]
-        )
+    run, gated = report.run, ("report", "run.status")
+    _require_completed(f"run {run.id[:12]}", run.id, run.status, len(report.results), gated)
     if isinstance(baseline, Report):
         label = f"run {baseline.run.id[:12]}"
         _require_completed(label, baseline.run.id, baseline.run.status, len(baseline.results))
