@@ -132,6 +132,6 @@ def _accept_holodeck(record: dict[str, Any], schema: dict[str, Any]) -> None:
         kind = properties["kind"]
         kind["enum"] = [*kind["enum"], *HOLODECK_METRIC_KINDS]
         # HoloDeck's model: any scale ("0-100"), or none; counts it may leave null
-        properties["scale"] = {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Scale"}
+        properties["scale"] = {**_NULLABLE_STRING, "title": "Scale"}
         for name in ("retry_count", "evaluation_time_ms"):
             properties[name] = {**properties[name], "type": ["integer", "null"]}
