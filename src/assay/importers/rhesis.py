@@ -67,8 +67,8 @@ def import_rhesis(path: Path) -> Imported:
     )
     names = Names()
     unknown: dict[str, list[str]] = {}
+    spreadsheet = path.suffix.lower() in (".csv", ".xlsx")  # numbered as rows, not tests
     for number, raw in rows:
-        spreadsheet = path.suffix.lower() in (".csv", ".xlsx")  # numbered as rows, not tests
         item = f"row {number}" if spreadsheet else f"test {number}"
         row = canonical_row(raw)
         if isinstance(row, dict):
