@@ -135,14 +135,15 @@ def test_a_table_that_does_not_start_at_a1_keeps_spreadsheet_numbers(workbook: B
     ]
 
 
-def test_blank_header_cell_is_refused_with_its_letter(workbook: Build) -> None:
+def test_a_blank_header_cell_is_named_by_its_letter_in_the_warning(workbook: Build) -> None:
     def fill(sheet: Worksheet) -> None:
         sheet.write_row(0, 2, ["Question", "", "Answer"])  # C1, D1 (blank), E1
         sheet.write_row(1, 2, ["Q", "x", "A"])
 
-    path = workbook(fill)
-    assert _problems(path) == [
-        f"{path}: column D: column D has no name in the header row: name it, or delete the column"
+    dataset = load_dataset(workbook(fill))
+    assert [(row.question, row.answer) for row in dataset.rows] == [("Q", "A")]
+    assert dataset.warnings == [
+        "column D has no name in the header row: its values are ignored (name the column to use it)"
     ]
 
 

@@ -108,6 +108,7 @@ class ColumnPlan:
     near_misses: list[NearMiss]
     width: int  # named columns; cells beyond it must be blank
     shadowed: list[Shadowed] = field(default_factory=list)  # aliases a better name beat
+    unnamed: list[str] = field(default_factory=list)  # letters of columns with no name
 
     def written(self, canonical: str) -> str:
         return self.column_map.get(canonical, canonical)
@@ -118,20 +119,13 @@ def resolve_columns(table: Table) -> ColumnPlan:
     header = [name.strip() for name in table.header]
     width = len(header)
     problems: list[Problem] = []
+    # a column with no name (pandas' index column, a gap between two named ones) is not
+    # a field assay reads: ignored, with a warning naming it (``column_warnings``)
+    unnamed: list[str] = []
     if table.unit == "row":
         while width and not header[width - 1]:
             width -= 1
-        for i in range(width):
-            if not header[i]:
-                letter = table.column_letter(i)
-                problems.append(
-                    Problem(
-                        table.source,
-                        f"column {letter}",
-                        f"column {letter} has no name in the header row: name it, or delete "
-                        "the column",
-                    )
-                )
+        unnamed = [table.column_letter(i) for i in range(width) if not header[i]]
     index: dict[str, int] = {}
     ignored: list[str] = []
     near_misses: list[NearMiss] = []
@@ -171,7 +165,7 @@ def resolve_columns(table: Table) -> ColumnPlan:
         problems.append(_no_question(table.source, header[:width], near_misses))
     if problems:
         raise DatasetError(problems)
-    return ColumnPlan(index, column_map, ignored, near_misses, width, shadowed)
+    return ColumnPlan(index, column_map, ignored, near_misses, width, shadowed, unnamed)
 
 
 def _rank(canonical: str, name: str) -> int:
@@ -209,6 +203,11 @@ def column_warnings(plan: ColumnPlan, multi_turn: bool, has_sessions: bool) -> l
     """Warnings about the columns, once the file's shape is known (``has_sessions``: some
     row has a session_id)."""
     warnings = [_ignored_alias_warning(plan, column) for column in plan.shadowed]
+    warnings += [
+        f"column {letter} has no name in the header row: its values are ignored (name the "
+        "column to use it)"
+        for letter in plan.unnamed
+    ]
     warnings += [_near_miss_warning(plan, miss, multi_turn) for miss in plan.near_misses]
     if ANSWER not in plan.index:
         warnings.append(
