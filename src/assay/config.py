@@ -31,7 +31,10 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
-DEFAULT_MIN_TURNS = 2  # a goal test's conversation needs two replies to be judged
+# a goal test's conversation needs this many successful agent replies to be judged
+# (assay.simulation.runner); so its max_turns is at least this, and so is min_turns' default
+MIN_REPLIES = 2
+DEFAULT_MIN_TURNS = MIN_REPLIES
 TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
 # A model call's reply length when none is set: small local models otherwise run on to
 # the context limit (or past the timeout) when they lose the thread.
@@ -264,8 +267,14 @@ class TestSpec(Strict):
         if self.min_turns is None and self.max_turns < DEFAULT_MIN_TURNS:
             raise ValueError(
                 f"max_turns ({self.max_turns}) is below min_turns (default {DEFAULT_MIN_TURNS}: "
-                f"a verdict needs {DEFAULT_MIN_TURNS} replies); set max_turns to "
-                f"{DEFAULT_MIN_TURNS} or more"
+                f"a verdict needs {MIN_REPLIES} replies); set max_turns to "
+                f"{MIN_REPLIES} or more"
+            )
+        if self.max_turns < MIN_REPLIES:  # min_turns too is below it: it cannot help
+            raise ValueError(
+                f"max_turns ({self.max_turns}) allows {self.max_turns} agent reply, and a "
+                f"verdict needs {MIN_REPLIES} (the test would always be an error); set "
+                f"max_turns to {MIN_REPLIES} or more"
             )
         for key in ("required", "prohibited"):
             items = getattr(self, key) or []

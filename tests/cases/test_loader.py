@@ -376,6 +376,13 @@ def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
         "suite.yaml: tests[0]: max_turns (1) is below min_turns (default 2: a verdict needs 2 "
         "replies); set max_turns to 2 or more (test 'g')"
     ]
+    # nor can a min_turns of 1 make one turn enough: the runner errs any conversation with
+    # fewer than 2 successful replies, so such a test could only ever be an error
+    assert problems(suite({**goal, "min_turns": 1, "max_turns": 1})) == [
+        "suite.yaml: tests[0]: max_turns (1) allows 1 agent reply, and a verdict needs 2 (the "
+        "test would always be an error); set max_turns to 2 or more (test 'g')"
+    ]
+    parse_suite(suite({**goal, "min_turns": 1, "max_turns": 2}), "s")
     # an empty list stated in the suite is no behaviour, not "derive it"
     no_behaviour = (
         "suite.yaml: tests[0]: required and prohibited list no behaviour: list at least one, "

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay.cases.models import TestCase, Turn
-from assay.config import DEFAULT_MIN_TURNS
+from assay.config import DEFAULT_MIN_TURNS, MIN_REPLIES
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
 from assay.results.rollup import rollup_metrics, settle
@@ -53,7 +53,7 @@ from assay.simulation.trace import (
 from assay.simulation.user import SeenTurn, next_action
 from assay.targets.base import Target
 
-MIN_SUCCESSFUL_REPLIES = 2
+MIN_SUCCESSFUL_REPLIES = MIN_REPLIES  # the load check refuses a max_turns below it
 
 
 @dataclass
