@@ -160,6 +160,12 @@ class TurnSpec(Strict):
     _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
 
+def blank_behaviour(text: str) -> bool:
+    """A behaviour of a goal test's contract with nothing to judge: blank, or only full
+    stops (which the contract's normalisation drops)."""
+    return not text.strip().rstrip(".").strip()
+
+
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
 
 
@@ -278,7 +284,7 @@ class TestSpec(Strict):
             )
         for key in ("required", "prohibited"):
             items = getattr(self, key) or []
-            if any(not item.strip() for item in items):
+            if any(blank_behaviour(item) for item in items):
                 raise ValueError(f"{key} has an empty behaviour")
         stated = self.required is not None or self.prohibited is not None
         if stated and not (self.required or self.prohibited):
