@@ -159,11 +159,49 @@ class TurnSpec(Strict):
 
     _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
+    @field_validator("context", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        # one message naming the fix, not pydantic's "Input should be a valid string"
+        if value is not None and not _is_text(value):
+            raise ValueError(
+                f"a turn's context is text (what its metrics check the reply against), not "
+                f"{type(value).__name__}: write it as text"
+            )
+        return value
+
 
 def blank_behaviour(text: str) -> bool:
     """A behaviour of a goal test's contract with nothing to judge: blank, or only full
     stops (which the contract's normalisation drops)."""
     return not text.strip().rstrip(".").strip()
+
+
+def _is_text(value: Any) -> bool:
+    """Text, or a number, which is text as written (tests/cases/test_numbers_as_written.py);
+    not a flag."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _not_json(value: Any, where: str) -> str | None:
+    """What in ``value`` JSON has no word for (YAML builds dates, bytes and sets; a key of
+    true or null is not text), said with where it is; None when it is all JSON."""
+    if value is None or isinstance(value, str | int | float):
+        return None
+    if isinstance(value, list):
+        inside = (_not_json(item, f"{where}[{i}]") for i, item in enumerate(value))
+        return next((found for found in inside if found is not None), None)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _is_text(key):
+                shown = (
+                    "null" if key is None else str(key).lower() if isinstance(key, bool) else key
+                )
+                return f"{where} has the key {shown}, which is not text"
+            if (found := _not_json(item, f"{where}.{key}")) is not None:
+                return found
+        return None
+    return f"{where} is a {type(value).__name__} ({value!s:.40}), which JSON cannot hold"
 
 
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
@@ -218,11 +256,15 @@ class TestSpec(Strict):
     def _text_or_mapping(cls, value: Any) -> Any:
         # one message at tests[i].context, not pydantic's one per type; a number is text as
         # written (tests/cases/test_numbers_as_written.py), a flag or a list is neither
-        text = isinstance(value, str | int | float) and not isinstance(value, bool)
-        if value is not None and not text and not isinstance(value, dict):
+        if value is not None and not _is_text(value) and not isinstance(value, dict):
+            fix = "write it as text or a mapping" if isinstance(value, list) else "quote it"
             raise ValueError(
-                f"context is text or a mapping (what the user knows), not {type(value).__name__}"
+                f"context is text or a mapping (what the user knows), not "
+                f"{type(value).__name__}: {fix}"
             )
+        # a mapping goes to the models as JSON: a date in it would fail the run, not the load
+        if isinstance(value, dict) and (found := _not_json(value, "context")) is not None:
+            raise ValueError(f"{found} (a context mapping is sent as JSON): quote it")
         return value
 
     @model_validator(mode="after")
