@@ -289,8 +289,11 @@ class TestSpec(Strict):
                 "test (move it under the turn it belongs to)"
             )
         stray = [k for k in _GOAL_ONLY if getattr(self, k) is not None]
+        if "max_turns" in self.model_fields_set:  # it has a default: written out, it is stray
+            stray.append("max_turns")
         if stray:
-            raise ValueError(f"{', '.join(stray)} belong to goal-driven tests; add goal:")
+            verb = "belongs" if len(stray) == 1 else "belong"
+            raise ValueError(f"{', '.join(stray)} {verb} to goal-driven tests; add goal:")
         return self
 
     def _goal_shape(self) -> TestSpec:

@@ -398,6 +398,20 @@ def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
         ]
 
 
+def test_turn_limits_on_a_test_without_a_goal_are_refused() -> None:
+    """max_turns and min_turns limit a goal test's conversation; on another test they would
+    be ignored (max_turns has a default, so only a written one is refused)."""
+    for test in ({"name": "t", "input": "q"}, {"name": "t", "turns": [{"input": "q"}]}):
+        assert problems(suite({**test, "max_turns": 3})) == [
+            "suite.yaml: tests[0]: max_turns belongs to goal-driven tests; add goal: (test 't')"
+        ]
+        assert problems(suite({**test, "min_turns": 2, "max_turns": 3})) == [
+            "suite.yaml: tests[0]: min_turns, max_turns belong to goal-driven tests; add goal: "
+            "(test 't')"
+        ]
+        parse_suite(suite(test), "s")
+
+
 def test_a_goal_context_is_text_or_a_mapping_in_one_message() -> None:
     for given, kind, fix in (
         ([1, 2], "list", "write it as text or a mapping"),
