@@ -3,11 +3,11 @@
 The judge sees every turn as it happened, numbered, with the agent's tool calls and, on a
 turn that failed, the error in place of the reply: a failed turn is evidence too, and so is
 a failed tool call (the judge is told that what it was called to do did not happen, so a
-reply claiming otherwise shows nothing). For
-each required behaviour it says whether the agent showed it; for each prohibited one
-whether it occurred (never came up: not occurred; once is a violation). Each verdict
-carries evidence quotes with the turn they come from, a confidence and reasoning. The
-"Goal Achievement" score is the share of behaviours met; success means all are met.
+reply claiming otherwise shows nothing). For each required behaviour it says whether the
+agent showed it; for each prohibited one whether it occurred (never came up: not occurred;
+once is a violation). Each verdict carries evidence quotes with the turn they come from, a
+confidence and reasoning. The "Goal Achievement" score is the share of behaviours met;
+success means all are met.
 """
 
 from __future__ import annotations
