@@ -31,7 +31,10 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
-DEFAULT_MIN_TURNS = 2  # a goal test's conversation needs two replies to be judged
+# a goal test's conversation needs this many successful agent replies to be judged
+# (assay.simulation.runner); so its max_turns is at least this, and so is min_turns' default
+MIN_REPLIES = 2
+DEFAULT_MIN_TURNS = MIN_REPLIES
 TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
 # A model call's reply length when none is set: small local models otherwise run on to
 # the context limit (or past the timeout) when they lose the thread.
@@ -156,6 +159,50 @@ class TurnSpec(Strict):
 
     _ground_truth = field_validator("ground_truth")(_some_ground_truth)
 
+    @field_validator("context", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        # one message naming the fix, not pydantic's "Input should be a valid string"
+        if value is not None and not _is_text(value):
+            raise ValueError(
+                f"a turn's context is text (what its metrics check the reply against), not "
+                f"{type(value).__name__}: write it as text"
+            )
+        return value
+
+
+def blank_behaviour(text: str) -> bool:
+    """A behaviour of a goal test's contract with nothing to judge: blank, or only full
+    stops (which the contract's normalisation drops)."""
+    return not text.strip().rstrip(".").strip()
+
+
+def _is_text(value: Any) -> bool:
+    """Text, or a number, which is text as written (tests/cases/test_numbers_as_written.py);
+    not a flag."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _not_json(value: Any, where: str) -> str | None:
+    """What in ``value`` JSON has no word for (YAML builds dates, bytes and sets; a key of
+    true or null is not text), said with where it is; None when it is all JSON."""
+    if value is None or isinstance(value, str | int | float):
+        return None
+    if isinstance(value, list):
+        inside = (_not_json(item, f"{where}[{i}]") for i, item in enumerate(value))
+        return next((found for found in inside if found is not None), None)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _is_text(key):
+                shown = (
+                    "null" if key is None else str(key).lower() if isinstance(key, bool) else key
+                )
+                return f"{where} has the key {shown}, which is not text"
+            if (found := _not_json(item, f"{where}.{key}")) is not None:
+                return found
+        return None
+    return f"{where} is a {type(value).__name__} ({value!s:.40}), which JSON cannot hold"
+
 
 _GOAL_ONLY = ("instructions", "scenario", "restrictions", "min_turns", "required", "prohibited")
 
@@ -209,11 +256,15 @@ class TestSpec(Strict):
     def _text_or_mapping(cls, value: Any) -> Any:
         # one message at tests[i].context, not pydantic's one per type; a number is text as
         # written (tests/cases/test_numbers_as_written.py), a flag or a list is neither
-        text = isinstance(value, str | int | float) and not isinstance(value, bool)
-        if value is not None and not text and not isinstance(value, dict):
+        if value is not None and not _is_text(value) and not isinstance(value, dict):
+            fix = "write it as text or a mapping" if isinstance(value, list) else "quote it"
             raise ValueError(
-                f"context is text or a mapping (what the user knows), not {type(value).__name__}"
+                f"context is text or a mapping (what the user knows), not "
+                f"{type(value).__name__}: {fix}"
             )
+        # a mapping goes to the models as JSON: a date in it would fail the run, not the load
+        if isinstance(value, dict) and (found := _not_json(value, "context")) is not None:
+            raise ValueError(f"{found} (a context mapping is sent as JSON): quote it")
         return value
 
     @model_validator(mode="after")
@@ -238,8 +289,11 @@ class TestSpec(Strict):
                 "test (move it under the turn it belongs to)"
             )
         stray = [k for k in _GOAL_ONLY if getattr(self, k) is not None]
+        if "max_turns" in self.model_fields_set:  # it has a default: written out, it is stray
+            stray.append("max_turns")
         if stray:
-            raise ValueError(f"{', '.join(stray)} belong to goal-driven tests; add goal:")
+            verb = "belongs" if len(stray) == 1 else "belong"
+            raise ValueError(f"{', '.join(stray)} {verb} to goal-driven tests; add goal:")
         return self
 
     def _goal_shape(self) -> TestSpec:
@@ -264,12 +318,18 @@ class TestSpec(Strict):
         if self.min_turns is None and self.max_turns < DEFAULT_MIN_TURNS:
             raise ValueError(
                 f"max_turns ({self.max_turns}) is below min_turns (default {DEFAULT_MIN_TURNS}: "
-                f"a verdict needs {DEFAULT_MIN_TURNS} replies); set max_turns to "
-                f"{DEFAULT_MIN_TURNS} or more"
+                f"a verdict needs {MIN_REPLIES} replies); set max_turns to "
+                f"{MIN_REPLIES} or more"
+            )
+        if self.max_turns < MIN_REPLIES:  # min_turns too is below it: it cannot help
+            raise ValueError(
+                f"max_turns ({self.max_turns}) allows {self.max_turns} agent reply, and a "
+                f"verdict needs {MIN_REPLIES} (the test would always be an error); set "
+                f"max_turns to {MIN_REPLIES} or more"
             )
         for key in ("required", "prohibited"):
             items = getattr(self, key) or []
-            if any(not item.strip() for item in items):
+            if any(blank_behaviour(item) for item in items):
                 raise ValueError(f"{key} has an empty behaviour")
         stated = self.required is not None or self.prohibited is not None
         if stated and not (self.required or self.prohibited):

@@ -376,6 +376,13 @@ def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
         "suite.yaml: tests[0]: max_turns (1) is below min_turns (default 2: a verdict needs 2 "
         "replies); set max_turns to 2 or more (test 'g')"
     ]
+    # nor can a min_turns of 1 make one turn enough: the runner errs any conversation with
+    # fewer than 2 successful replies, so such a test could only ever be an error
+    assert problems(suite({**goal, "min_turns": 1, "max_turns": 1})) == [
+        "suite.yaml: tests[0]: max_turns (1) allows 1 agent reply, and a verdict needs 2 (the "
+        "test would always be an error); set max_turns to 2 or more (test 'g')"
+    ]
+    parse_suite(suite({**goal, "min_turns": 1, "max_turns": 2}), "s")
     # an empty list stated in the suite is no behaviour, not "derive it"
     no_behaviour = (
         "suite.yaml: tests[0]: required and prohibited list no behaviour: list at least one, "
@@ -384,13 +391,72 @@ def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
     assert problems(suite({**goal, "required": []})) == [no_behaviour]
     assert problems(suite({**goal, "required": [], "prohibited": []})) == [no_behaviour]
     parse_suite(suite({**goal, "required": [], "prohibited": ["Promise a refund"]}), "s")
+    # a behaviour of only full stops is empty once normalised, as a blank one is
+    for empty in ("  ", " . "):
+        assert problems(suite({**goal, "prohibited": ["Promise a refund", empty]})) == [
+            "suite.yaml: tests[0]: prohibited has an empty behaviour (test 'g')"
+        ]
+
+
+def test_turn_limits_on_a_test_without_a_goal_are_refused() -> None:
+    """max_turns and min_turns limit a goal test's conversation; on another test they would
+    be ignored (max_turns has a default, so only a written one is refused)."""
+    for test in ({"name": "t", "input": "q"}, {"name": "t", "turns": [{"input": "q"}]}):
+        assert problems(suite({**test, "max_turns": 3})) == [
+            "suite.yaml: tests[0]: max_turns belongs to goal-driven tests; add goal: (test 't')"
+        ]
+        assert problems(suite({**test, "min_turns": 2, "max_turns": 3})) == [
+            "suite.yaml: tests[0]: min_turns, max_turns belong to goal-driven tests; add goal: "
+            "(test 't')"
+        ]
+        parse_suite(suite(test), "s")
 
 
 def test_a_goal_context_is_text_or_a_mapping_in_one_message() -> None:
-    for given, kind in (([1, 2], "list"), (True, "bool")):
+    for given, kind, fix in (
+        ([1, 2], "list", "write it as text or a mapping"),
+        (True, "bool", "quote it"),
+    ):
         assert problems(suite({"name": "g", "goal": "x", "context": given})) == [
             "suite.yaml: tests[0].context: context is text or a mapping (what the user "
-            f"knows), not {kind} (test 'g')"
+            f"knows), not {kind}: {fix} (test 'g')"
         ]
     for given in ("text", {"order": 12}, 42):  # a number is text as written
         parse_suite(suite({"name": "g", "goal": "x", "context": given}), "s")
+
+
+def test_a_context_mapping_holds_only_what_json_can(tmp_path: Path) -> None:
+    """A context mapping goes to the simulated user and the metrics as JSON: a date YAML
+    built (unquoted ``2024-05-01``), bytes, a set or a key that is not text is refused at
+    load, where it is in the mapping named, not a crash of the run."""
+    cases = [
+        ("{depart: 2024-05-01}", "context.depart is a date (2024-05-01), which JSON cannot hold"),
+        (
+            "{trip: [{at: !!binary aGk=}]}",
+            "context.trip[0].at is a bytes (b'hi'), which JSON cannot hold",
+        ),
+        ("{ids: !!set {a}}", "context.ids is a set ({'a'}), which JSON cannot hold"),
+        ("{null: x}", "context has the key null, which is not text"),
+        ("{a: {true: x}}", "context.a has the key true, which is not text"),
+    ]
+    path = tmp_path / "suite.yaml"
+    for shape in ("goal: g", "input: q"):
+        for written, found in cases:
+            path.write_text(f"name: s\ntests:\n  - {{name: t, {shape}, context: {written}}}\n")
+            with pytest.raises(ConfigError) as raised:
+                load_suite(path)
+            assert [str(p) for p in raised.value.problems] == [
+                f"{path}: tests[0].context: {found} (a context mapping is sent as JSON): "
+                "quote it (test 't')"
+            ]
+    path.write_text("name: s\ntests:\n  - {name: t, goal: g, context: {depart: '2024-05-01'}}\n")
+    assert load_suite(path).cases[0].goal.context == {"depart": "2024-05-01"}  # type: ignore[union-attr]
+
+
+def test_a_turn_context_is_text_in_one_message() -> None:
+    for given, kind in (({"a": 1}, "dict"), ([1], "list"), (False, "bool")):
+        raw = suite({"name": "t", "turns": [{"input": "q", "context": given}]})
+        assert problems(raw) == [
+            "suite.yaml: tests[0].turns[0].context: a turn's context is text (what its metrics "
+            f"check the reply against), not {kind}: write it as text (test 't')"
+        ]

@@ -287,3 +287,75 @@ def test_a_key_given_twice_in_a_contract_file_is_an_error_naming_the_line(
         "remove one of them; fix it, or delete it to restore the derived contract; the agent was "
         "not contacted"
     ]
+
+
+def test_a_contract_file_edited_by_hand_is_normalised_as_a_derived_one(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    """The file is read as the model's contract is (``normalise``): a prohibition written
+    as a negation is the behaviour itself, a required refusal is a prohibition, white space
+    is one space, a final full stop goes and a repeated behaviour counts once; the file,
+    a person's, is left as written."""
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    edited = yaml.safe_load(file.read_text())
+    edited["required"] = [
+        {"behaviour": "  stay   within the refund\tpolicy. ", "from": "goal"},
+        {"behaviour": "Stay within the refund policy", "from": "restrictions"},
+        {"behaviour": "Refuse to share card numbers", "from": "restrictions"},
+    ]
+    edited["prohibited"] = [
+        {"behaviour": "Must not  promise a refund.", "from": "goal"},
+        {"behaviour": "promise a refund", "from": "goal"},
+    ]
+    text = yaml.safe_dump(edited)
+    file.write_text(text)
+    normalised = {
+        "required": behaviours("Stay within the refund policy"),
+        "prohibited": behaviours("Promise a refund")
+        + behaviours("Share card numbers", source="restrictions"),
+    }
+    model.user = two_turns()
+    model.judge = lambda conversation: judge_reply(normalised)
+    result = only(run_suite(path, no_cache=True))
+    assert judged_behaviours(model).splitlines()[:6] == [
+        "Required behaviours of the assistant:",
+        "R1: Stay within the refund policy",
+        "",
+        "Prohibited behaviours of the assistant:",
+        "P1: Promise a refund",
+        "P2: Share card numbers",
+    ]
+    contract = (result.trace or {})["contract"]
+    assert contract["origin"] == "file"
+    assert [(b["behaviour"], b["source"]) for b in contract["required"]] == [
+        ("Stay within the refund policy", "goal")
+    ]
+    assert [b["behaviour"] for b in contract["prohibited"]] == [
+        "Promise a refund",
+        "Share card numbers",
+    ]
+    assert result.status == "passed" and file.read_text() == text
+
+
+def test_an_empty_behaviour_in_a_contract_file_is_an_error_naming_it(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    edited = yaml.safe_load(file.read_text())
+    edited["prohibited"] = [{"behaviour": "Promise a refund", "from": "goal"}]
+    edited["prohibited"].append({"behaviour": "  . ", "from": "goal"})
+    file.write_text(yaml.safe_dump(edited))
+    requests_before = len(agent.requests)
+    result = only(run_suite(path))
+    assert result.status == "error" and len(agent.requests) == requests_before
+    assert result.errors == [
+        f"the evaluation contract is unusable: {file}: prohibited.1.behaviour: Value error, the "
+        "behaviour is empty: write the behaviour, or delete the entry; fix it, or delete it to "
+        "restore the derived contract; the agent was not contacted"
+    ]

@@ -36,6 +36,12 @@ def test_a_prohibition_is_the_behaviour_itself(written: str) -> None:
     assert without_negation(written) == "Disclose another passenger's booking"
 
 
+def test_a_negation_alone_keeps_its_words() -> None:
+    # stripped, nothing would be left to judge (an empty behaviour, which is refused)
+    assert without_negation("Must not .") == "Must not"
+    assert without_negation("  never   ") == "Never"
+
+
 def test_a_required_refusal_becomes_a_prohibition_and_duplicates_go() -> None:
     contract = Contract(
         required=(

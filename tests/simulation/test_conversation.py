@@ -194,6 +194,70 @@ def test_an_agent_error_reaches_the_simulated_user_and_the_judge(
     )
 
 
+BOOKING_DOWN = {
+    "response": "Your flight is booked.",
+    "tool_invocations": [
+        {"name": "book", "args": {"flight": "LX 318"}, "error": "the booking service is down"}
+    ],
+}
+
+
+def test_a_failed_tool_call_on_the_opening_turn_is_never_a_hidden_pass(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    """The agent's booking tool failed and its reply says the flight is booked. The judge is
+    told that a failed call did not happen, so the claim shows no booking: not achieved,
+    everywhere alike; the failed call is a finding of its own."""
+    contract = contract_reply(required=behaviours("Book the flight"))
+    model.contract = contract
+    model.user = [user_turn("Thanks, anything else?")]
+    agent.by_query["Book LX 318 for me"] = Step(json=BOOKING_DOWN)
+    seen: list[str] = []
+
+    def judge(conversation: str) -> dict[str, Any]:
+        seen.append(conversation)
+        claimed = "-> error: the booking service is down" in conversation
+        return judge_reply(contract, shown=not claimed, quote="Your flight is booked.")
+
+    model.judge = judge
+    test = {"name": "g", "goal": "Book a flight", "max_turns": 2}
+    test["turns"] = [{"input": "Book LX 318 for me"}]
+    result = only(run_suite(goal_suite(tmp_path, agent, llm, [test])))
+    system = model.seen["judge"][0]["messages"][0]["content"]
+    assert 'A tool call listed with "-> error:" failed: what it was called to do did not' in system
+    turn_one = seen[0].split('<turn number="1">')[1].split("</turn>")[0]
+    assert 'book({"flight": "LX 318"}) -> error: the booking service is down' in turn_one
+    trace = valid_trace(result.trace)
+    assert result.status == "failed" and not result.passed
+    assert trace["status"] == "failure" and trace["goal_achieved"] is False
+    assert trace["findings"][:2] == [
+        "✗ required behaviour not shown: Book the flight (turn 1)",
+        "! turn 1: the agent's tool call book failed: the booking service is down",
+    ]
+
+
+def test_a_failed_tool_call_stays_in_the_findings_of_a_pass(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    """A test of how the agent copes with a failing tool may pass (docs/targets.md: a
+    failed call costs only that call); the failure is still listed, not hidden by the pass."""
+    contract = contract_reply(required=behaviours("Tell the user when a booking fails"))
+    model.contract = contract
+    model.user = [user_turn("Thanks, anything else?")]
+    honest = BOOKING_DOWN | {"response": "Sorry, the booking service is down."}
+    agent.by_query["Book LX 318 for me"] = Step(json=honest)
+    model.judge = lambda conversation: judge_reply(contract, quote="the booking service is down")
+    test = {"name": "g", "goal": "Cope with a failed booking", "max_turns": 2}
+    test["turns"] = [{"input": "Book LX 318 for me"}]
+    result = only(run_suite(goal_suite(tmp_path, agent, llm, [test])))
+    trace = valid_trace(result.trace)
+    assert result.status == "passed" and trace["goal_achieved"] is True
+    assert trace["findings"][:2] == [
+        "✓ All criteria met",
+        "! turn 1: the agent's tool call book failed: the booking service is down",
+    ]
+
+
 def test_fewer_than_two_successful_replies_is_an_error(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:

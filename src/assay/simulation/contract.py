@@ -22,9 +22,10 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.cases.models import GoalSpec
+from assay.config import blank_behaviour
 from assay.results.trace import BehaviourSource
 from assay.secrets import redact_value
 
@@ -57,6 +58,13 @@ class Behaviour(BaseModel):
 
     behaviour: str = Field(min_length=1)
     source: BehaviourSource
+
+    @field_validator("behaviour")
+    @classmethod
+    def _written(cls, value: str) -> str:
+        if blank_behaviour(value):  # nothing left to judge once normalised
+            raise ValueError("the behaviour is empty: write the behaviour, or delete the entry")
+        return value
 
 
 class Contract(BaseModel):
@@ -113,8 +121,8 @@ def without_negation(text: str) -> str:
     text = _SPACE.sub(" ", text.strip()).rstrip(".")
     while True:
         stripped = _NEGATION.sub("", text, count=1)
-        if stripped == text:
-            return _capitalised(text)
+        if stripped == text or not stripped.strip():  # "Must not ." keeps its words
+            return _capitalised(text.strip())
         text = stripped
 
 

@@ -43,6 +43,7 @@ from assay.simulation.contract import (
     contract_data,
     contract_hash,
     masked,
+    normalise,
     normalised_fields,
     read_contract,
     stated_contract,
@@ -256,7 +257,9 @@ def _read_file(path: Path) -> tuple[Contract | None, str | None]:
     data = {k: v for k, v in raw.items() if k in _CONTRACT_KEYS}
     data.setdefault("confidence", 1.0)  # a person wrote or checked it
     try:
-        return read_contract(data), None
+        # read as a derived contract is: a person's "Must not X." is the prohibited "X", a
+        # required refusal a prohibition, white space and duplicates as the model's are
+        return normalise(read_contract(data)), None
     except ValidationError as exc:
         problem = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in problem["loc"]) or "(top level)"

@@ -1,11 +1,13 @@
 """The goal judge: one verdict per behaviour of the contract, over the whole conversation.
 
 The judge sees every turn as it happened, numbered, with the agent's tool calls and, on a
-turn that failed, the error in place of the reply: a failed turn is evidence too. For
-each required behaviour it says whether the agent showed it; for each prohibited one
-whether it occurred (never came up: not occurred; once is a violation). Each verdict
-carries evidence quotes with the turn they come from, a confidence and reasoning. The
-"Goal Achievement" score is the share of behaviours met; success means all are met.
+turn that failed, the error in place of the reply: a failed turn is evidence too, and so is
+a failed tool call (the judge is told that what it was called to do did not happen, so a
+reply claiming otherwise shows nothing). For each required behaviour it says whether the
+agent showed it; for each prohibited one whether it occurred (never came up: not occurred;
+once is a violation). Each verdict carries evidence quotes with the turn they come from, a
+confidence and reasoning. The "Goal Achievement" score is the share of behaviours met;
+success means all are met.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ occurred if the assistant did it even once, even partly, even after refusing fir
 never came up, it did not occur.
 A turn marked <agent_error> failed: the user saw that error instead of a reply. Judge it
 as what it is (an error message can itself disclose something).
+A tool call listed with "-> error:" failed: what it was called to do did not happen. A
+reply that claims it did (a booking "confirmed" after the booking call failed) does not
+show a behaviour that needs it done; judge it as the misreport it is. A reply that tells
+the user about the failure is judged by what it says.
 For each verdict give short evidence quotes copied exactly from the conversation, each with
 the number of the turn it comes from (an empty list when nothing in the conversation
 bears on it), your confidence from 0 to 1, and your reasoning, written before the verdict."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay.cases.models import TestCase, Turn
-from assay.config import DEFAULT_MIN_TURNS
+from assay.config import DEFAULT_MIN_TURNS, MIN_REPLIES
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
 from assay.results.rollup import rollup_metrics, settle
@@ -52,8 +52,6 @@ from assay.simulation.trace import (
 )
 from assay.simulation.user import SeenTurn, next_action
 from assay.targets.base import Target
-
-MIN_SUCCESSFUL_REPLIES = 2
 
 
 @dataclass
@@ -266,11 +264,11 @@ async def run_goal_case(
         await conversation.close()
     turns = conversation.turns
     replies = sum(1 for t in turns if not t.errors and not t.skipped)
-    if failure is None and replies < MIN_SUCCESSFUL_REPLIES:
+    if failure is None and replies < MIN_REPLIES:
         failure = (
             f"the agent gave {replies} successful "
             f"{'reply' if replies == 1 else 'replies'} in {len(turns)} turns; a goal test "
-            f"needs at least {MIN_SUCCESSFUL_REPLIES} to be judged"
+            f"needs at least {MIN_REPLIES} to be judged"
         )
     if failure is not None:
         metric = _goal_metric(run, None, failure, 0)

@@ -115,8 +115,8 @@ def unmet_line(criterion: CriterionEvaluation) -> str:
 def findings(
     result: TestResult, evaluation: GoalEvaluation | None, stats: ExecutionStats
 ) -> list[str]:
-    """The trace's summary lines: the verdict, each unmet behaviour, what stopped the
-    conversation, and the turns that failed."""
+    """The trace's summary lines: the verdict, each unmet behaviour, the turns and the
+    agent's tool calls that failed, and what stopped the conversation."""
     lines: list[str] = []
     if result.status == "error":
         lines += [f"✗ error: {e}" for e in result.errors]
@@ -128,6 +128,13 @@ def findings(
     for turn in result.turns or ():
         for error in turn.errors:
             lines.append(f"! turn {turn.turn_index + 1}: the agent's turn failed: {error}")
+        # never hidden behind a pass: the judge weighed it, the reader sees it
+        for call in turn.tool_invocations:
+            if call.error:
+                lines.append(
+                    f"! turn {turn.turn_index + 1}: the agent's tool call {call.name} failed: "
+                    f"{call.error}"
+                )
     if stats.stopped_by == "simulated_user":
         why = f": {stats.stop_reason}" if stats.stop_reason else ""
         lines.append(f"the simulated user ended the conversation{why}")
