@@ -31,15 +31,27 @@ DEFAULT_METRIC_TIMEOUT_S = 300.0  # one metric on one turn, judge calls and re-a
 DEFAULT_RETRIES = 3
 DEFAULT_MAX_TURNS = 10
 MAX_MAX_TURNS = 50
-# a goal test's conversation needs this many successful agent replies to be judged
-# (assay.simulation.runner); so its max_turns is at least this, and so is min_turns' default
-MIN_REPLIES = 2
-DEFAULT_MIN_TURNS = MIN_REPLIES
+# a goal test's user may not stop before this many messages, and its conversation needs as
+# many successful agent replies to be judged, unless max_turns or min_turns allows fewer
+DEFAULT_MIN_TURNS = 2
+
 TEST_SHAPES = ("input", "turns", "goal")  # a test has one of these (a goal may open with turns)
 # A model call's reply length when none is set: small local models otherwise run on to
 # the context limit (or past the timeout) when they lose the thread.
 DEFAULT_MODEL_MAX_TOKENS = 1024
 StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
+
+
+def goal_floor(min_turns: int | None, max_turns: int) -> int:
+    """A goal test's fewest messages before its user may stop (``min_turns``, else 2 where
+    ``max_turns`` allows it)."""
+    return min_turns if min_turns is not None else min(DEFAULT_MIN_TURNS, max_turns)
+
+
+def replies_needed(min_turns: int | None, max_turns: int) -> int:
+    """A goal test's fewest successful agent replies for a verdict: 2, or fewer where the
+    test lets its conversation end sooner (``max_turns: 1``, ``min_turns: 1``)."""
+    return min(DEFAULT_MIN_TURNS, goal_floor(min_turns, max_turns))
 
 
 class ModelConfig(Strict):
@@ -315,18 +327,6 @@ class TestSpec(Strict):
             raise ValueError(f"{len(self.turns)} opening turns exceed max_turns ({self.max_turns})")
         if self.min_turns is not None and self.min_turns > self.max_turns:
             raise ValueError(f"min_turns ({self.min_turns}) exceeds max_turns ({self.max_turns})")
-        if self.min_turns is None and self.max_turns < DEFAULT_MIN_TURNS:
-            raise ValueError(
-                f"max_turns ({self.max_turns}) is below min_turns (default {DEFAULT_MIN_TURNS}: "
-                f"a verdict needs {MIN_REPLIES} replies); set max_turns to "
-                f"{MIN_REPLIES} or more"
-            )
-        if self.max_turns < MIN_REPLIES:  # min_turns too is below it: it cannot help
-            raise ValueError(
-                f"max_turns ({self.max_turns}) allows {self.max_turns} agent reply, and a "
-                f"verdict needs {MIN_REPLIES} (the test would always be an error); set "
-                f"max_turns to {MIN_REPLIES} or more"
-            )
         for key in ("required", "prohibited"):
             items = getattr(self, key) or []
             if any(blank_behaviour(item) for item in items):

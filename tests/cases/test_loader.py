@@ -363,7 +363,7 @@ def test_a_problem_inside_a_test_names_the_test_after_its_path() -> None:
     assert msg.endswith(" (test 'tc1')") and "invalid regular expression" in msg
 
 
-def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
+def test_a_goal_test_with_impossible_limits_is_refused_at_load() -> None:
     goal = {"name": "g", "goal": "get a refund"}
     assert problems(suite({**goal, "max_turns": True})) == [
         "suite.yaml: tests[0].max_turns: Input should be a valid integer (got True) (test 'g')"
@@ -371,16 +371,11 @@ def test_a_goal_test_that_could_never_run_is_refused_at_load() -> None:
     assert problems(suite({**goal, "min_turns": True})) == [
         "suite.yaml: tests[0].min_turns: Input should be a valid integer (got True) (test 'g')"
     ]
-    # the default min_turns is 2: one turn can never be judged
-    assert problems(suite({**goal, "max_turns": 1})) == [
-        "suite.yaml: tests[0]: max_turns (1) is below min_turns (default 2: a verdict needs 2 "
-        "replies); set max_turns to 2 or more (test 'g')"
-    ]
-    # nor can a min_turns of 1 make one turn enough: the runner errs any conversation with
-    # fewer than 2 successful replies, so such a test could only ever be an error
-    assert problems(suite({**goal, "min_turns": 1, "max_turns": 1})) == [
-        "suite.yaml: tests[0]: max_turns (1) allows 1 agent reply, and a verdict needs 2 (the "
-        "test would always be an error); set max_turns to 2 or more (test 'g')"
+    # no minimum in the spec (max_turns 1 to 50): one turn is a conversation to judge
+    for short in ({"max_turns": 1}, {"min_turns": 1, "max_turns": 1}):
+        parse_suite(suite({**goal, **short}), "s")
+    assert problems(suite({**goal, "min_turns": 2, "max_turns": 1})) == [
+        "suite.yaml: tests[0]: min_turns (2) exceeds max_turns (1) (test 'g')"
     ]
     parse_suite(suite({**goal, "min_turns": 1, "max_turns": 2}), "s")
     # an empty list stated in the suite is no behaviour, not "derive it"

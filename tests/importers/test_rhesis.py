@@ -182,18 +182,16 @@ def test_a_max_turns_column_of_zero_is_rhesis_default(
     assert (test.get("min_turns"), test.get("max_turns")) == turns
 
 
-def test_a_one_turn_goal_test_is_listed_as_refused(write: Callable[[str, str], Path]) -> None:
-    """A max_turns column of 1 is exactly one turn (min_turns 1 too): a conversation assay
-    can never judge (a verdict needs 2 replies), so the test is listed, not imported."""
+def test_a_one_turn_goal_test_is_imported(write: Callable[[str, str], Path]) -> None:
+    """A max_turns column of 1 is exactly one turn (min_turns 1 too): a conversation of one
+    reply, which assay judges (SPEC §6 sets no minimum)."""
     run = run_import(
         "rhesis", write("flat.csv", "test_type,goal,max_turns\nMulti-Turn,G,1\nMulti-Turn,H,3\n")
     )
     assert run.code == 0, run.stderr
-    assert [t["name"] for t in (run.suite or {})["tests"]] == ["2: H"]
-    assert (
-        "test '1: G': the whole test: assay refused it: tests[0]: max_turns (1) allows 1 agent "
-        "reply, and a verdict needs 2" in run.stderr
-    )
+    tests = (run.suite or {})["tests"]
+    assert [t["name"] for t in tests] == ["1: G", "2: H"]
+    assert (tests[0]["min_turns"], tests[0]["max_turns"]) == (1, 1)
 
 
 def test_a_multi_turn_expected_response_is_listed_not_dropped(

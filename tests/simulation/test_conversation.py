@@ -276,6 +276,35 @@ def test_fewer_than_two_successful_replies_is_an_error(
     assert trace["metrics"]["Goal Achievement"]["score"] is None
 
 
+def test_a_goal_test_of_one_turn_is_judged_on_its_one_reply(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    """max_turns: 1 (SPEC §6 sets no minimum): the user sends one message, the agent's one
+    reply is judged; the user is never offered a stop it cannot use."""
+    model.user = [user_turn("Refund my ticket")]
+    test = {"name": "g", "goal": "Get a refund", "max_turns": 1}
+    result = only(run_suite(goal_suite(tmp_path, agent, llm, [test])))
+    assert len(agent.requests) == 1 and model.calls("judge") == 1
+    assert result.status == "passed" and result.passed, result.errors
+    trace = valid_trace(result.trace)
+    assert trace["turns_used"] == 1 and trace["goal_achieved"] is True
+    assert trace["execution_stats"]["stopped_by"] == "max_turns"
+
+
+def test_a_goal_test_of_one_turn_whose_reply_fails_is_an_error(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    model.user = [user_turn("Refund my ticket")]
+    agent.queue(Step(status=500))
+    test = {"name": "g", "goal": "Get a refund", "max_turns": 1}
+    result = only(run_suite(goal_suite(tmp_path, agent, llm, [test])))
+    assert model.calls("judge") == 0 and result.status == "error" and not result.passed
+    assert (
+        "the agent gave 0 successful replies in 1 turn; this goal test needs at least 1 to be "
+        "judged" in result.errors[0]
+    )
+
+
 def test_a_simulated_user_that_fails_is_an_error(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:

@@ -20,8 +20,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from assay._words import counted
 from assay.cases.models import TestCase, Turn
-from assay.config import DEFAULT_MIN_TURNS, MIN_REPLIES
+from assay.config import goal_floor, replies_needed
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
 from assay.results.rollup import rollup_metrics, settle
@@ -112,7 +113,7 @@ async def _converse(run: _Run, conversation: AgentConversation, contract: Contra
         if conversation.lost:
             run.stopped_by = "session_lost"
             return None
-    min_turns = max(spec.min_turns or DEFAULT_MIN_TURNS, 1)
+    min_turns = goal_floor(spec.min_turns, spec.max_turns)
     while len(conversation.turns) < spec.max_turns:
         seen = [_seen(t) for t in conversation.turns]
         asked = await next_action(run.runtime.simulator, spec, contract, seen, min_turns)
@@ -264,11 +265,11 @@ async def run_goal_case(
         await conversation.close()
     turns = conversation.turns
     replies = sum(1 for t in turns if not t.errors and not t.skipped)
-    if failure is None and replies < MIN_REPLIES:
+    needed = replies_needed(case.goal.min_turns, case.goal.max_turns)
+    if failure is None and replies < needed:
         failure = (
-            f"the agent gave {replies} successful "
-            f"{'reply' if replies == 1 else 'replies'} in {len(turns)} turns; a goal test "
-            f"needs at least {MIN_REPLIES} to be judged"
+            f"the agent gave {replies} successful {'reply' if replies == 1 else 'replies'} in "
+            f"{counted(len(turns), 'turn')}; this goal test needs at least {needed} to be judged"
         )
     if failure is not None:
         metric = _goal_metric(run, None, failure, 0)
