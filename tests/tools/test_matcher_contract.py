@@ -162,3 +162,33 @@ def test_fuzzy_follows_holodecks_match_fuzzy(pattern: str, actual: Any, ok: bool
     assert parse_matcher({"fuzzy": pattern}).matches(actual) is ok
     result = check({"a": {"fuzzy": pattern}}, {"a": actual})
     assert result.tools_matched is ok
+
+
+@pytest.mark.parametrize(
+    ("calls", "reason"),
+    [
+        # the second call is reported, though each call misses by one argument
+        (
+            [{"a": 1, "b": 2}, {"a": 206588, "b": 3}],
+            "arg 'b' mismatch: expected 2, got 3",
+        ),
+        (
+            [{"a": 206588, "b": 3}, {"a": 1, "b": 2}],
+            "arg 'a' mismatch: expected 206588, got 1",
+        ),
+        # the last call is reported even when an earlier one came closer
+        (
+            [{"a": 206588, "b": 3}, {"b": 9}],
+            "arg 'a' missing",
+        ),
+    ],
+)
+def test_several_mismatching_calls_are_explained_by_the_last(
+    calls: list[dict[str, Any]], reason: str
+) -> None:
+    # HoloDeck's evaluate_expected_tools keeps the reason of the last candidate that failed
+    result = check({"a": 206588, "b": 2}, *calls)
+    assert result.tools_matched is False
+    (detail,) = result.arg_match_details
+    assert (detail.matched_call_index, detail.unmatched_reason) == (-1, reason)
+    assert result.mismatches == [reason]
