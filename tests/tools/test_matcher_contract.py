@@ -118,13 +118,77 @@ def test_a_mismatch_reason_quotes_the_expected_pattern(
 @pytest.mark.parametrize(
     ("actual", "ok"),
     [
-        ("206 588", True),  # a plain space groups thousands
-        ("206\u00a0588", True),  # so does a no-break space
-        ("206\u202f588", True),  # and a narrow no-break space
-        (206588.0001, False),  # no distance tolerance, however small
+        ("206 588", True),  # spaces are removed before reading a number
+        ("206\u00a0588", True),  # a no-break space is whitespace, so it is too
+        ("206\u202f588", True),  # a narrow no-break space is a separator
+        (206588.0001, False),  # no distance tolerance beyond float rounding
         ("206588.0001", False),
-        ("2065 88", False),  # groups of three only
+        ("2065 88", True),  # any grouping: every space goes
     ],
 )
 def test_fuzzy_numbers_beyond_the_table(actual: Any, ok: bool) -> None:
     assert parse_matcher({"fuzzy": "206588"}).matches(actual) is ok
+
+
+# (pattern, actual, HoloDeck's match_fuzzy), each worked out by hand from HoloDeck's
+# _normalize (strip, lower(), drop [,_\u202f] anywhere, runs of whitespace -> " "),
+# _try_parse_number (a trailing "%" is /100, every " " removed, then float()) and
+# match_fuzzy (both numbers: math.isclose with abs_tol 1e-9; else the texts are equal)
+FUZZY_VECTORS: list[tuple[str, Any, bool]] = [
+    ("Paris, France", "Paris France", True),  # "paris france" both
+    ("$5,120", "$5120", True),  # "$5120" both, not a number
+    ("5120 USD", "5,120 usd", True),  # "5120 usd" both
+    ("hello_world", "helloworld", True),  # "_" dropped in text too
+    ("12,34,567", 1234567, True),  # any grouping of digits
+    ("1,5", 15, True),  # a comma is never a decimal point
+    ("2 06588", 206588, True),  # "206588" once spaces are removed
+    ("1000", "10_00", True),
+    ("nan", "nan", False),  # both numbers, and nan is close to nothing
+    ("inf", "Infinity", True),  # float("infinity") is inf; isclose(inf, inf)
+    ("Straße", "STRASSE", False),  # lower(), not casefold(): "straße" != "strasse"
+    ("-5", "\u22125", False),  # float() refuses U+2212; "-5" != "\u22125"
+    ("New York City", "new york\u202fcity", False),  # "new yorkcity"
+    ("abc", "abc ,", False),  # stripped before "," is dropped: "abc " != "abc"
+    ("50 %", 0.5, True),  # "50 %": the "%" and the space go, 50 / 100
+    ("0", "0.0000000001", True),  # within abs_tol 1e-9
+    ("0", "0.000000002", False),
+    ("1e3", 1000, True),  # float() syntax
+    ("True", True, True),  # str(True).lower()
+]
+
+
+@pytest.mark.parametrize(("pattern", "actual", "ok"), FUZZY_VECTORS)
+def test_fuzzy_follows_holodecks_match_fuzzy(pattern: str, actual: Any, ok: bool) -> None:
+    assert parse_matcher({"fuzzy": pattern}).matches(actual) is ok
+    result = check({"a": {"fuzzy": pattern}}, {"a": actual})
+    assert result.tools_matched is ok
+
+
+@pytest.mark.parametrize(
+    ("calls", "reason"),
+    [
+        # the second call is reported, though each call misses by one argument
+        (
+            [{"a": 1, "b": 2}, {"a": 206588, "b": 3}],
+            "arg 'b' mismatch: expected 2, got 3",
+        ),
+        (
+            [{"a": 206588, "b": 3}, {"a": 1, "b": 2}],
+            "arg 'a' mismatch: expected 206588, got 1",
+        ),
+        # the last call is reported even when an earlier one came closer
+        (
+            [{"a": 206588, "b": 3}, {"b": 9}],
+            "arg 'a' missing",
+        ),
+    ],
+)
+def test_several_mismatching_calls_are_explained_by_the_last(
+    calls: list[dict[str, Any]], reason: str
+) -> None:
+    # HoloDeck's evaluate_expected_tools keeps the reason of the last candidate that failed
+    result = check({"a": 206588, "b": 2}, *calls)
+    assert result.tools_matched is False
+    (detail,) = result.arg_match_details
+    assert (detail.matched_call_index, detail.unmatched_reason) == (-1, reason)
+    assert result.mismatches == [reason]

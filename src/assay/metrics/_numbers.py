@@ -1,7 +1,8 @@
-"""Numbers as people write them: the one number reader of assay, used by the ``numeric``
-metric and by the ``fuzzy`` and ``approx`` argument matchers, so they agree on what a number
-is. A whole string (``"5,120"``, ``"14.14%"``) or every number in a sentence (``"Revenue was
-$5,120.50 in 2021, up 14%"``).
+"""Numbers as people write them: the number reader of assay, used by the ``numeric`` metric
+and by the ``approx`` argument matcher, so they agree on what a number is. A whole string
+(``"5,120"``, ``"14.14%"``) or every number in a sentence (``"Revenue was $5,120.50 in 2021,
+up 14%"``). The ``fuzzy`` argument matcher reads numbers as HoloDeck's does instead
+(``fuzzy_separators``, ``read_fuzzy_number``), which is looser: see there.
 
 Thousands separators are ``,``, ``_``, the no-break space (U+00A0) and the narrow no-break
 space (U+202F), between groups of three digits (``"5,1,2,0"`` is not a number); a plain
@@ -102,3 +103,30 @@ def find_numbers(text: str, *, percent: bool = True, thousands: bool = True) -> 
         is_percent = percent and match.group("pct") is not None
         found.append(Number(value / 100 if is_percent else value, match.group(0), is_percent))
     return found
+
+
+# The ``fuzzy`` argument matcher's separators, as HoloDeck's (``tool-arg-matchers.md`` §3,
+# ``_normalize``): a comma, an underscore and the narrow no-break space are dropped wherever
+# they stand, between words as between digits ("Paris, France" reads "paris france",
+# "12,34,567" reads 1234567).
+_FUZZY_SEPARATORS = re.compile(r"[,_\u202f]")
+
+
+def drop_fuzzy_separators(text: str) -> str:
+    """``text`` without the ``fuzzy`` matcher's separators."""
+    return _FUZZY_SEPARATORS.sub("", text)
+
+
+def read_fuzzy_number(text: str) -> float | None:
+    """A ``fuzzy`` matcher's normalised text as HoloDeck's fuzzy matcher reads a number
+    (``_try_parse_number``): Python's ``float()`` of it once every space is removed
+    (``"2 06588"`` is 206588), a trailing ``%`` meaning /100. Unlike ``read_number``, ``nan``
+    and ``inf``/``infinity`` are numbers and a Unicode minus is not a minus, as in HoloDeck."""
+    percent = text.endswith("%")
+    if percent:
+        text = text[:-1].strip()
+    try:
+        value = float(text.replace(" ", ""))
+    except ValueError:
+        return None
+    return value / 100 if percent else value

@@ -88,17 +88,8 @@ def check_tool(tool: ExpectedTool, calls: Sequence[ToolInvocation]) -> tuple[lis
         if not candidates:
             problem = f"no call to {tool.name!r} found"
         else:
-            # explain through the candidate that came closest
-            failures = [
-                sum(
-                    1
-                    for k, m in matchers.items()
-                    if k not in calls[i].args or not m.matches(calls[i].args[k])
-                )
-                for i in candidates
-            ]
-            best = candidates[failures.index(min(failures))]
-            problem = _first_arg_failure(matchers, calls[best].args)
+            # explain through the last candidate, as HoloDeck's evaluate_expected_tools does
+            problem = _first_arg_failure(matchers, calls[candidates[-1]].args)
     return satisfying, problem
 
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from assay.metrics._numbers import read_number
+from assay.metrics._numbers import drop_fuzzy_separators, read_fuzzy_number
 
 # how far apart two numbers may be and still be equal for ``fuzzy``: float rounding only
 # (14.14% is 0.14140000000000003), never a distance (206588.0001 is not 206588)
 FLOAT_TOLERANCE = 1e-9
+_WHITESPACE = re.compile(r"\s+")
 
 
 class MatcherError(ValueError):
@@ -71,19 +73,23 @@ def literal_equal(expected: Any, actual: Any) -> bool:
 
 
 def fuzzy_text(value: Any) -> str:
-    """``str(value)`` trimmed, casefolded, with runs of whitespace as one space."""
-    return " ".join(str(value).casefold().split())
+    """``str(value)`` as HoloDeck's fuzzy matcher normalises it (``_normalize``), step by step:
+    trimmed, lowercased (not casefolded: "Straße" is not "STRASSE"), without ``,``, ``_`` and
+    the narrow no-break space anywhere, then each run of whitespace one space (so a space
+    left by a dropped separator at an end stays: "abc ," reads "abc ")."""
+    text = drop_fuzzy_separators(str(value).strip().lower())
+    return _WHITESPACE.sub(" ", text)
 
 
 def fuzzy_equal(expected: Any, actual: Any) -> bool:
-    """The multi-turn contract's fuzzy match: when both sides read as numbers (separators,
-    a percentage, ``str(actual)`` of a float), the numbers are equal, with no distance
-    tolerance; else the texts are equal, ignoring case and surrounding or repeated
-    whitespace. ``None`` reads as ``"none"``."""
+    """HoloDeck's fuzzy match (``match_fuzzy``): when both normalised texts read as numbers
+    (``read_fuzzy_number``), the numbers are equal up to float rounding, with no distance
+    tolerance (``nan`` equals nothing, ``inf`` equals ``infinity``); else the normalised
+    texts are equal. ``None`` reads as ``"none"``."""
     left, right = fuzzy_text(expected), fuzzy_text(actual)
-    a, b = read_number(left), read_number(right)
+    a, b = read_fuzzy_number(left), read_fuzzy_number(right)
     if a is not None and b is not None:
-        return abs(a.value - b.value) <= FLOAT_TOLERANCE
+        return math.isclose(a, b, rel_tol=0.0, abs_tol=FLOAT_TOLERANCE)
     return left == right
 
 
