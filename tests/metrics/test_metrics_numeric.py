@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import assay
 from assay.metrics import MetricConfigError, build_metric
 from assay.metrics._numbers import find_numbers, read_number
-from tests.metrics._helpers import score
+from tests.metrics._helpers import context, score
 
 
 @pytest.mark.parametrize(
@@ -134,10 +137,45 @@ def test_bad_options_name_their_field() -> None:
     assert bad_extract.value.problems[0][0].startswith("extract")
 
 
-def test_ground_truth_not_a_number_is_an_error_on_that_metric() -> None:
-    result = score("numeric", "5", "five")
-    assert (result.score, result.passed) == (0.0, False)  # as HoloDeck scores it
-    assert result.error == "the ground truth 'five' is not a number"
+def test_a_ground_truth_that_is_no_number_leaves_the_metric_not_run() -> None:
+    """SPEC §5: a metric without its input is absent, not scored 0; a suite applying numeric
+    to every test (SPEC §2's example) has text answers too."""
+    for truth in ("five", "Paris", "  "):
+        missing = build_metric("numeric", {}).missing_input(context("5", truth))
+        assert missing == f"the ground truth {truth!r} is not a number"
+    # a number written in a form an option turns off is still scored, failed (HoloDeck)
+    assert (
+        build_metric("numeric", {"accept_percent": False}).missing_input(context("0.14", "14%"))
+        is None
+    )
+    percent = score("numeric", "0.14", "14%", accept_percent=False)
+    assert (percent.score, percent.passed) == (0.0, False)
+    assert percent.error == "the ground truth '14%' is a percentage, and accept_percent is false"
+
+
+def test_the_spec_example_suite_passes_its_text_test_with_numeric_on_every_test(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "spec_agent.py").write_text(
+        "def respond(query, session_id):\n    return 'Paris' if 'France' in query else '5120'\n"
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: s\ntarget: {python: 'spec_agent:respond'}\n"
+        "metrics: [equality, {metric: numeric, relative_tolerance: 0.01}]\n"
+        "tests:\n"
+        "  - {name: capital, input: 'What is the capital of France?', ground_truth: Paris}\n"
+        "  - {name: revenue, input: 'Revenue in 2021?', ground_truth: '5120'}\n"
+    )
+    report = assay.run(suite, store=f"sqlite:///{tmp_path / 'a.db'}")
+    capital, revenue = report.results
+    assert capital.passed and capital.status == "passed"
+    assert [m.metric_name for m in capital.metric_results] == ["equality"]
+    assert capital.metrics_not_run == {"numeric": "the ground truth 'Paris' is not a number"}
+    assert revenue.passed and [m.metric_name for m in revenue.metric_results] == [
+        "equality",
+        "numeric",
+    ]
 
 
 def test_an_option_that_is_off_is_named_in_the_error() -> None:

@@ -117,6 +117,18 @@ class Numeric(Metric[NumericOptions]):
         self.opts = options
         self.path = None if options.response_path is None else JsonPath(options.response_path)
 
+    def missing_input(self, ctx: MetricContext) -> str | None:
+        """As every metric's, and a ground truth that is no number under any reading
+        (``Paris``): there is no expected number to compare with, so the metric is not run,
+        with the reason (SPEC §5), where a suite applies it to every test. One that reads as
+        a number with an option this metric has off (``14%``) is scored, as HoloDeck's."""
+        missing = super().missing_input(ctx)
+        if missing is None and ctx.ground_truth is not None:
+            truth = ctx.ground_truth
+            if self._read_whole(truth) is None and read_number(truth) is None:
+                return f"the ground truth {shorten(truth)} is not a number"
+        return missing
+
     def read(self, text: str) -> float | None:
         found = self._read_whole(text)
         return None if found is None else found.value
