@@ -193,8 +193,10 @@ def test_single_turn_fields_beside_turns_are_refused_as_holodeck_refuses_them(
     write: Callable[[str, str], Path],
 ) -> None:
     """test-case-schema.md §2: ``input`` or ``ground_truth`` with ``turns`` is a ConfigError
-    in HoloDeck (and ``files``/``retrieval_context`` on a multi-turn case, FR-009): the test
-    is listed and not imported, never imported with those fields dropped unseen."""
+    in HoloDeck (and ``files``/``retrieval_context`` on a multi-turn case, FR-009;
+    ``expected_tools`` too, and any of them even empty, in models/test_case.py), as is an
+    empty ``turns``: the test is listed and not imported, never imported with those fields
+    dropped unseen."""
     source = """\
 test_cases:
   - name: both
@@ -204,8 +206,16 @@ test_cases:
   - name: case-level files
     files: [{path: ./a.txt, type: text}]
     turns: [{input: y}]
-  - name: fine
+  - name: case-level tools
     expected_tools: [lookup]
+    turns: [{input: y}]
+  - name: empty files
+    files: []
+    turns: [{input: y}]
+  - name: no turns
+    input: x
+    turns: []
+  - name: fine
     turns: [{input: y, ground_truth: "1"}]
 """
     run = run_import("holodeck", write("agent.yaml", source))
@@ -220,8 +230,17 @@ test_cases:
     assert any(
         line.startswith("test_cases[1] 'case-level files': the whole test: files") for line in lines
     )
+    # models/test_case.py _validate_single_vs_multi_turn: expected_tools too, and `is not None`
+    assert (
+        "test_cases[2] 'case-level tools': the whole test: expected_tools beside turns: HoloDeck"
+        " refuses the test case (put them on its turns)" in lines
+    )
     assert any(
-        line.startswith("test_cases[2] 'fine': expected_tools: beside turns") for line in lines
+        line.startswith("test_cases[3] 'empty files': the whole test: files") for line in lines
+    )
+    assert (
+        "test_cases[4] 'no turns': the whole test: turns: turns must be a non-empty list if"
+        " provided: HoloDeck refuses the test case" in lines
     )
 
 

@@ -33,8 +33,9 @@ from assay.importers.holodeck_metrics import map_metrics
 TEXT_FILE_TYPES = {"text", "csv"}  # file types whose content assay can send as context
 _CASE_KEYS = {"name", "input", "ground_truth", "expected_tools", "files", "retrieval_context"}
 _CASE_KEYS |= {"evaluations", "turns"}
-# a multi-turn case's fields that belong on its turns (``files``, ``retrieval_context``: FR-009)
-_NOT_WITH_TURNS = ("input", "ground_truth", "files", "retrieval_context")
+# a multi-turn case's fields that belong on its turns (``files``, ``retrieval_context``: FR-009;
+# ``expected_tools``: models/test_case.py ``_validate_single_vs_multi_turn``)
+_NOT_WITH_TURNS = ("input", "ground_truth", "expected_tools", "files", "retrieval_context")
 _TOOL_KEYS = {"name", "args", "count"}
 _TOOLS = "tool names or {name, args, count}"
 _AGENT_KEYS_MAPPED = {"name", "test_cases", "evaluations"}
@@ -96,15 +97,16 @@ def _mapped_case(
         out.skip(item, key, "not a HoloDeck test-case field assay knows")
     test: dict[str, Any] = {"name": ""}
     turns = listed(case.get("turns"), out.source, f"{where}.turns", "turns")
+    if not turns and case.get("turns") is not None:
+        raise _Refused("turns", "turns must be a non-empty list if provided")
     if turns:
-        # test-case-schema.md §2: HoloDeck refuses these beside turns (a ConfigError)
-        clashing = [k for k in _NOT_WITH_TURNS if case.get(k) not in (None, "", [], {})]
+        # test-case-schema.md §2 and models/test_case.py: HoloDeck refuses these beside turns
+        # (a ConfigError), even empty
+        clashing = [k for k in _NOT_WITH_TURNS if case.get(k) is not None]
         if clashing:
             why = f"{' and '.join(clashing)} beside turns: HoloDeck refuses the test case"
             out.skip(item, "the whole test", f"{why} (put them on its turns)")
             return None
-        if case.get("expected_tools"):
-            out.skip(item, "expected_tools", "beside turns: put it on the turn it checks")
         mapped = [
             _turn(turn, f"{item} turns[{k}]", f"{where}.turns[{k}]", folder, out, own_metrics=True)
             for k, turn in enumerate(turns)
