@@ -193,8 +193,10 @@ def test_single_turn_fields_beside_turns_are_refused_as_holodeck_refuses_them(
     write: Callable[[str, str], Path],
 ) -> None:
     """test-case-schema.md §2: ``input`` or ``ground_truth`` with ``turns`` is a ConfigError
-    in HoloDeck (and ``files``/``retrieval_context`` on a multi-turn case, FR-009): the test
-    is listed and not imported, never imported with those fields dropped unseen."""
+    in HoloDeck (and ``files``/``retrieval_context`` on a multi-turn case, FR-009;
+    ``expected_tools`` too, and any of them even empty, in models/test_case.py), as is an
+    empty ``turns``: the test is listed and not imported, never imported with those fields
+    dropped unseen."""
     source = """\
 test_cases:
   - name: both
@@ -204,8 +206,16 @@ test_cases:
   - name: case-level files
     files: [{path: ./a.txt, type: text}]
     turns: [{input: y}]
-  - name: fine
+  - name: case-level tools
     expected_tools: [lookup]
+    turns: [{input: y}]
+  - name: empty files
+    files: []
+    turns: [{input: y}]
+  - name: no turns
+    input: x
+    turns: []
+  - name: fine
     turns: [{input: y, ground_truth: "1"}]
 """
     run = run_import("holodeck", write("agent.yaml", source))
@@ -220,8 +230,17 @@ test_cases:
     assert any(
         line.startswith("test_cases[1] 'case-level files': the whole test: files") for line in lines
     )
+    # models/test_case.py _validate_single_vs_multi_turn: expected_tools too, and `is not None`
+    assert (
+        "test_cases[2] 'case-level tools': the whole test: expected_tools beside turns: HoloDeck"
+        " refuses the test case (put them on its turns)" in lines
+    )
     assert any(
-        line.startswith("test_cases[2] 'fine': expected_tools: beside turns") for line in lines
+        line.startswith("test_cases[3] 'empty files': the whole test: files") for line in lines
+    )
+    assert (
+        "test_cases[4] 'no turns': the whole test: turns: turns must be a non-empty list if"
+        " provided: HoloDeck refuses the test case" in lines
     )
 
 
@@ -270,3 +289,181 @@ def test_agent_evaluations_of_the_wrong_type_exit_2(
     run = run_import("holodeck", source)
     assert run.code == 2, run.stderr
     assert f"agent.yaml: {path}: expected {expected}, got the number 5" in run.stderr
+
+
+def _imported_args(write: Callable[[str, str], Path], args: str) -> dict[str, object]:
+    source = (
+        "test_cases:\n  - name: a\n    input: x\n"
+        f"    expected_tools:\n      - name: t\n        args: {args}\n"
+    )
+    run = run_import("holodeck", write("agent.yaml", source))
+    assert run.code == 0, run.stderr
+    (tool,) = run.test("a")["expected_tools"]
+    args_written: dict[str, object] = tool["args"]
+    return args_written
+
+
+@pytest.mark.parametrize(
+    ("written", "holodeck_value", "passes", "fails"),
+    [
+        # models/test_case.py::_coerce_arg_matcher: a mapping without fuzzy/regex is a literal
+        ("{contains: foo}", {"contains": "foo"}, {"contains": "foo"}, "a foo b"),
+        ("{any: true}", {"any": True}, {"any": True}, "anything"),
+        ("{literal: 5}", {"literal": 5}, {"literal": 5}, 5),
+        ("{fuzy: x}", {"fuzy": "x"}, {"fuzy": "x"}, "x"),
+        ("{one_of: [1, 2]}", {"one_of": [1, 2]}, {"one_of": [1, 2]}, 1),
+        ("{mode: fast}", {"mode": "fast"}, {"mode": "fast"}, {"mode": "FAST"}),
+        ("{}", {}, {}, None),
+    ],
+)
+def test_a_mapping_that_is_not_a_fuzzy_or_regex_matcher_is_a_literal_as_in_holodeck(
+    write: Callable[[str, str], Path],
+    written: str,
+    holodeck_value: object,
+    passes: object,
+    fails: object,
+) -> None:
+    """assay's own matchers (contains, any, literal, one_of) and its misspelt-matcher refusal
+    must not read a HoloDeck literal: the verdict on a call is HoloDeck's."""
+    from assay.metrics.tools.matchers import parse_matcher
+
+    args = _imported_args(write, f"{{a: {written}}}")
+    assert args == {"a": {"literal": holodeck_value}}
+    matcher = parse_matcher(args["a"])
+    assert matcher.matches(passes)
+    assert not matcher.matches(fails)
+
+
+def test_fuzzy_and_regex_matchers_and_plain_literals_are_kept_as_written(
+    write: Callable[[str, str], Path],
+) -> None:
+    args = _imported_args(
+        write, '{a: {fuzzy: "5,120"}, b: {regex: "a+"}, c: 3, d: [1, {fuzzy: 2}]}'
+    )
+    assert args == {"a": {"fuzzy": "5,120"}, "b": {"regex": "a+"}, "c": 3, "d": [1, {"fuzzy": 2}]}
+
+
+@pytest.mark.parametrize(
+    ("case", "where", "why"),
+    [
+        (
+            "input: x\n    expected_tools: [{name: cancel, count: 0}]",
+            "expected_tools[0].count",
+            "count must be an integer >= 1, got 0",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: cancel, count: 1.5}]",
+            "expected_tools[0].count",
+            "count must be an integer >= 1, got 1.5",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: cancel, count: '2'}]",
+            "expected_tools[0].count",
+            "count must be an integer >= 1, got '2'",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: {a: {fuzzy: 5}}}]",
+            "expected_tools[0].args.a.fuzzy",
+            "fuzzy pattern must be a string, got int",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: {a: {regex: 5}}}]",
+            "expected_tools[0].args.a.regex",
+            "regex pattern must be a string, got int",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: {a: {regex: '('}}}]",
+            "expected_tools[0].args.a.regex",
+            "cannot compile regex: missing ), unterminated subpattern at position 0",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: {a: {fuzzy: '1', regex: '1'}}}]",
+            "expected_tools[0].args.a",
+            "matcher dict must have exactly one of 'fuzzy' or 'regex', not both",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: {a: {fuzzy: '1', mode: x}}}]",
+            "expected_tools[0].args.a",
+            "matcher dict has unknown keys: ['mode']",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, args: [1]}]",
+            "expected_tools[0].args",
+            "args must be a mapping",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: ' '}]",
+            "expected_tools[0].name",
+            "name must be a non-empty string",
+        ),
+        (
+            "input: x\n    expected_tools: [{name: t, counts: 2}]",
+            "expected_tools[0]",
+            "unknown keys on ExpectedTool: ['counts']",
+        ),
+        (
+            "input: x\n    expected_tools: [5]",
+            "expected_tools[0]",
+            "expected_tools entries must be str or object, got int",
+        ),
+        ("input: x\n    ground_truth: '  '", "ground_truth", "ground_truth must be non-empty"),
+        (
+            "turns:\n      - {input: a}\n      - {input: b, ground_truth: ''}",
+            "turns[1].ground_truth",
+            "ground_truth must be non-empty if provided",
+        ),
+        (
+            "turns:\n      - {input: a, expected_tools: [{name: t, count: 0}]}",
+            "turns[0].expected_tools[0].count",
+            "count must be an integer >= 1, got 0",
+        ),
+    ],
+)
+def test_a_test_case_holodeck_refuses_is_listed_and_not_imported(
+    write: Callable[[str, str], Path], case: str, where: str, why: str
+) -> None:
+    """models/test_case.py refuses these when it loads the file (``_build_expected_tool``,
+    ``_coerce_arg_matcher``, the test-case and turn validators): count 0 is not "must not be
+    called", as it is in assay, and a blank ground truth is not dropped."""
+    source = (
+        "test_cases:\n  - name: refused\n"
+        f"    {case}\n"
+        "    evaluations: [{type: standard, metric: meteor}]\n"
+        "  - name: fine\n    input: y\n"
+    )
+    run = run_import("holodeck", write("agent.yaml", source))
+    assert run.code == 0, run.stderr
+    assert run.suite is not None and [t["name"] for t in run.suite["tests"]] == ["fine"]
+    lines = [line.strip() for line in run.stderr.splitlines()]
+    start = f"test_cases[0] 'refused': the whole test: {where}: {why}"
+    assert [line for line in lines if line.startswith("test_cases[0]")] == [
+        line for line in lines if line.startswith(start)
+    ], run.stderr  # the refusal alone: not also the meteor metric of a test not imported
+    assert any(line.startswith(start) for line in lines), run.stderr
+
+
+@pytest.mark.parametrize("name", ['""', "'   '"])
+def test_a_blank_name_is_refused_not_numbered(write: Callable[[str, str], Path], name: str) -> None:
+    source = f"test_cases:\n  - name: {name}\n    input: x\n  - input: y\n"
+    run = run_import("holodeck", write("agent.yaml", source))
+    assert run.code == 0, run.stderr
+    assert run.suite is not None and [t["name"] for t in run.suite["tests"]] == ["test case 2"]
+    assert (
+        "test_cases[0]: the whole test: name: name must be non-empty if provided: HoloDeck"
+        " refuses the test case"
+    ) in run.stderr
+
+
+def test_a_count_holodeck_accepts_is_kept(write: Callable[[str, str], Path]) -> None:
+    """HoloDeck's check is ``isinstance(count, int) and count >= 1``: true passes it (as 1)."""
+    source = (
+        "test_cases:\n  - name: a\n    input: x\n"
+        "    expected_tools: [{name: t, count: 2}, {name: u, count: true}, v]\n"
+    )
+    run = run_import("holodeck", write("agent.yaml", source))
+    assert run.code == 0, run.stderr
+    assert run.test("a")["expected_tools"] == [
+        {"name": "t", "count": 2},
+        {"name": "u", "count": 1},
+        "v",
+    ]

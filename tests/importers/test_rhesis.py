@@ -453,3 +453,139 @@ def test_a_line_separator_inside_a_jsonl_prompt_is_no_line_break(
     assert run.code == 0, run.stderr
     assert run.suite is not None
     assert [t["input"] for t in run.suite["tests"]] == ["one\u2028two", "three"]
+
+
+def _rows(tmp_path: Path, name: str, text: str) -> tuple[list[dict[str, object]], list[str]]:
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    imported = import_rhesis(source)
+    return imported.tests, [f"{u.item}: {u.what}: {u.why}" for u in imported.unmapped]
+
+
+@pytest.mark.parametrize(
+    ("header", "cells", "test", "listed"),
+    [
+        # file_import/mapping.py auto_map_columns: file order, the first field whose aliases
+        # name the header; no preference for an exact field name
+        (
+            "Prompt,Prompt Content",
+            "from Prompt,from Prompt Content",
+            {"input": "from Prompt"},
+            ["row 2: Prompt Content: Rhesis reads prompt_content from the column 'Prompt'"],
+        ),
+        (
+            "Type,Category,Prompt",
+            "Multi-Turn,Safety,Hello",  # Type is the category: a single-turn test
+            {"tags": ["Multi-Turn"], "input": "Hello"},
+            ["row 2: Category: Rhesis reads category from the column 'Type'"],
+        ),
+        (
+            "category,prompt_content,question",
+            "Safety,from prompt_content,from question",
+            {"tags": ["Safety"], "input": "from prompt_content"},
+            ["row 2: question: Rhesis reads prompt_content from the column 'prompt_content'"],
+        ),
+        # the service's _apply_mapping renames in file order and keeps a column it does not
+        # map under its own name: spelt exactly as a field, it overwrites the earlier one
+        (
+            "type,category,prompt_content",
+            "Multi-Turn,Safety,Hello",  # type is the category, overwritten: single-turn
+            {"tags": ["Safety"], "input": "Hello"},
+            ["row 2: type: Rhesis reads category from the later column 'category', which"],
+        ),
+        (
+            "prompt,prompt_content",
+            "from prompt,from prompt_content",
+            {"input": "from prompt_content"},
+            ["row 2: prompt: Rhesis reads prompt_content from the later column 'prompt_con"],
+        ),
+        (
+            "content,prompt_content",
+            "from content,from prompt_content",
+            {"input": "from prompt_content"},
+            ["row 2: content: Rhesis reads prompt_content from the later column 'prompt_co"],
+        ),
+        # context is an alias of scenario, not of the prompt
+        (
+            "context,prompt_content",
+            "A scenario,Hello",
+            {"input": "Hello"},
+            ["row 2: scenario: a Single-Turn test's: it sends its prompt"],
+        ),
+        (
+            "prompt_content,Prompt.Content",
+            "flat,dotted",
+            {"input": "flat"},
+            ["row 2: Prompt.Content: Rhesis reads prompt_content from the column 'prompt_con"],
+        ),
+        ("question,prompt.content", "q,dotted", {"input": "q"}, ["row 2: prompt.content: "]),
+    ],
+)
+def test_headers_are_mapped_in_file_order_as_rhesis_maps_them(
+    tmp_path: Path, header: str, cells: str, test: dict[str, object], listed: list[str]
+) -> None:
+    tests, unmapped = _rows(tmp_path, "set.csv", f"{header}\n{cells}\n")
+    assert [{k: v for k, v in t.items() if k != "name"} for t in tests] == [test]
+    assert len(unmapped) == len(listed) and all(
+        line.startswith(start) for line, start in zip(unmapped, listed, strict=True)
+    ), unmapped
+
+
+def test_a_column_rhesis_does_not_read_is_listed_only_where_it_holds_something(
+    tmp_path: Path,
+) -> None:
+    tests, unmapped = _rows(tmp_path, "set.csv", "Prompt,Question\nA,\nB,ignored\n")
+    assert [t["input"] for t in tests] == ["A", "B"]
+    assert unmapped == [
+        "row 3: Question: Rhesis reads prompt_content from the column 'Prompt', not this one"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cell", "turns", "listed"),
+    [
+        ("2-5", (2, 5), False),
+        ("2–5", (2, 5), False),  # an en dash
+        ("2—5", (None, None), True),  # an em dash: parse_turn_config reads none: the default
+    ],
+)
+def test_a_turn_range_takes_a_hyphen_or_an_en_dash_as_rhesis_does(
+    tmp_path: Path, cell: str, turns: tuple[int | None, int | None], listed: bool
+) -> None:
+    """builder.py parse_turn_config: ``(?:[-–]|\\.\\.|\\bto\\b)``."""
+    tests, unmapped = _rows(tmp_path, "set.csv", f"test_type,goal,max_turns\nMulti-Turn,G,{cell}\n")
+    (test,) = tests
+    assert (test.get("min_turns"), test.get("max_turns")) == turns
+    assert (f"row 2: max_turns: {cell!r} is not a turn count" in " ".join(unmapped)) is listed
+    assert parse_turns("2—5") is None
+
+
+def test_an_empty_test_configuration_is_used_and_the_flat_goal_ignored(tmp_path: Path) -> None:
+    """rows_to_test_data: a test_configuration that is an object, an empty one too, is the
+    test's configuration; the flat goal beside it is not read."""
+    entry = {"test_type": "Multi-Turn", "test_configuration": {}, "goal": "G", "category": "S"}
+    tests, unmapped = _rows(tmp_path, "set.json", json.dumps([entry]))
+    assert tests == []
+    assert unmapped == [
+        "test 1: goal: Rhesis reads test_configuration and ignores this column",
+        "test 1: the test: neither a prompt nor a goal",
+    ]
+    csv_tests, _ = _rows(
+        tmp_path, "set.csv", "test_type,goal,test_configuration\nMulti-Turn,G,{}\n"
+    )
+    assert csv_tests == []
+
+
+@pytest.mark.parametrize("test_type", ["Unknown-Type", "multi-turn", " Multi-Turn"])
+def test_a_test_type_rhesis_does_not_know_is_read_as_single_turn_and_listed(
+    tmp_path: Path, test_type: str
+) -> None:
+    """validators.py: a test_type not in VALID_TEST_TYPES gets a warning ("Defaulting to
+    'Single-Turn'"); only "Multi-Turn", exactly, is multi-turn."""
+    entry = {"test_type": test_type, "prompt_content": "Hello", "goal": "G"}
+    tests, unmapped = _rows(tmp_path, "set.json", json.dumps([entry]))
+    assert [{k: v for k, v in t.items() if k != "name"} for t in tests] == [{"input": "Hello"}]
+    assert (
+        f"test 1: test_type: {test_type!r} is neither Single-Turn nor Multi-Turn: Rhesis warns"
+        " and reads Single-Turn"
+    ) in unmapped

@@ -14,7 +14,10 @@ is the most turns (its SDK's and Penelope's reading: ``5`` is at most 5); a ``ma
 column takes the forms of Rhesis's file import, ``3`` (exactly 3: min_turns too), ``2-5``,
 ``2 to 5``, ``min 2, max 5``, ``max 5``; ``min_turns`` is the fewest turns before the
 conversation may end, capped at ``max_turns`` as Penelope caps it. When a row has a
-``test_configuration``, Rhesis ignores the flat goal and turn columns; assay lists them.
+``test_configuration`` (an empty ``{}`` too), Rhesis ignores the flat goal and turn columns;
+assay lists them. ``test_type`` is compared as Rhesis compares it, exactly: a value other
+than ``Single-Turn`` or ``Multi-Turn`` is read as Single-Turn, and listed (Rhesis's
+validator warns).
 
 A row with a prompt becomes a single-turn test (its expected response checked by the
 ``correctness`` judge metric: Rhesis scores tests with its behaviors' metrics, which a
@@ -53,6 +56,9 @@ _NO_EXPECTED = (
     "and an assay goal test is judged on its goal, not on an expected answer"
 )
 
+MULTI_TURN = "Multi-Turn"
+TEST_TYPES = ("Single-Turn", MULTI_TURN)  # file_import/validators.py VALID_TEST_TYPES
+
 SUFFIXES = (".csv", ".json", ".jsonl", ".xlsx")
 SUFFIXES_SAID = ".csv, .xlsx, .json or .jsonl"
 
@@ -67,10 +73,13 @@ def import_rhesis(path: Path) -> Imported:
     )
     names = Names()
     unknown: dict[str, list[str]] = {}
+    unread: dict[tuple[str, str], list[str]] = {}  # (column, why) -> the rows
     spreadsheet = path.suffix.lower() in (".csv", ".xlsx")  # numbered as rows, not tests
     for number, raw in rows:
         item = f"row {number}" if spreadsheet else f"test {number}"
-        row = canonical_row(raw)
+        row, lost = canonical_row(raw)
+        for column, why in lost.items():
+            unread.setdefault((column, why), []).append(item)
         if isinstance(row, dict):
             nested, flat = row.get("prompt"), text(row.get("prompt_content"))
             if isinstance(nested, dict) and flat and flat != text(nested.get("content")):
@@ -84,6 +93,8 @@ def import_rhesis(path: Path) -> Imported:
             label = test.get("input") or test.get("goal") or ""
             test["name"] = names.unique(f"{len(out.tests) + 1}: {plain(label, 60)}")
             out.tests.append({"name": test.pop("name"), **test})
+    for (column, why), items in unread.items():
+        out.skip(_items(items), column, why)
     for key, items in unknown.items():
         why = {
             "metadata": "assay keeps no metadata on a test",
@@ -198,7 +209,12 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
     expected = text(row.get("expected_response"))
     config, nested_config = _configuration(row, item, out)
     goal = text(config.get("goal"))
-    multi = str(row.get("test_type") or "").strip().lower() == "multi-turn"
+    test_type = row.get("test_type")
+    multi = test_type == MULTI_TURN  # as Rhesis compares it: exactly
+    if test_type and test_type not in TEST_TYPES:  # Rhesis's validator warns, reads Single-Turn
+        shown = text(test_type) or str(test_type)
+        why = f"{shown!r} is neither Single-Turn nor Multi-Turn: Rhesis warns and reads Single-Turn"
+        out.skip(item, "test_type", why)
     # as Rhesis runs it, a Multi-Turn test without a goal takes its prompt as the goal
     prompt_is_goal = bool(multi and content and not goal)
     goal = content if prompt_is_goal else goal
@@ -226,6 +242,10 @@ def _test(row: Any, item: str, out: Imported) -> dict[str, Any] | None:
         return test
     if goal:
         out.skip(item, "goal", "a Single-Turn test's goal: the row runs its prompt")
+    for key in GOAL_FIELDS[1:]:  # a scenario column (``context``) beside a prompt, say
+        if text(config.get(key)):
+            where = f"test_configuration.{key}" if nested_config else key
+            out.skip(item, where, "a Single-Turn test's: it sends its prompt")
     if nested_config and config.get("context") not in (None, "", [], {}):
         out.skip(item, "test_configuration.context", "a Single-Turn test's: it sends its prompt")
     test["input"] = content
@@ -247,7 +267,7 @@ def _configuration(row: dict[str, Any], item: str, out: Imported) -> tuple[dict[
         except json.JSONDecodeError as exc:
             out.skip(item, "test_configuration", f"not JSON ({exc.msg}); the flat fields are used")
             nested = None
-    if not isinstance(nested, dict) or not nested:  # an empty one: as if none (falsy)
+    if not isinstance(nested, dict):  # an empty object is used too: its row has no goal
         return flat, False
     for key in nested:
         if key not in (*flat_keys, "context") and nested[key] not in (None, "", [], {}):

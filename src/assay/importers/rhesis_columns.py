@@ -1,8 +1,15 @@
 """Rhesis's field names and turn-count forms, as its platform's file import reads them.
 
-Headers are trimmed, lower-cased and their spaces made underscores; an exact field name
-wins, then the aliases of Rhesis's import mapper, each field taken by the first header that
-names it. ``prompt.content``-style keys (a flattened JSON export) map to their field.
+Headers are mapped as Rhesis's file import maps them (``file_import/mapping.py``
+``auto_map_columns``, then the service's ``_apply_mapping``): trimmed, lower-cased, spaces as
+underscores, in file order, each to the first field whose aliases name it and that no
+earlier header took, with no preference for an exact field name (``type`` before
+``category`` is the category); a header naming a field already taken is not mapped.
+``prompt.content``-style keys (a flattened JSON export) map to their field after the others.
+The columns are then renamed in file order, a header not mapped keeping its own name: one
+spelt exactly as a field (``prompt_content``) is that field, and overwrites what an earlier
+header mapped to it brought (``prompt,prompt_content``: the prompt is ``prompt_content``'s);
+any other is not read.
 """
 
 from __future__ import annotations
@@ -26,7 +33,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "user_message",
         "query",
         "test_prompt",
-        "prompt.content",
     ),
     "expected_response": (
         "expected_response",
@@ -38,9 +44,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "reference",
         "target",
         "ideal",
-        "prompt.expected_response",
     ),
-    "language_code": ("language_code", "language", "lang", "locale", "prompt.language_code"),
+    "language_code": ("language_code", "language", "lang", "locale"),
     "test_type": ("test_type", "type", "turn_type"),
     "test_configuration": ("test_configuration", "configuration", "config"),
     "goal": ("goal", "objective", "target", "aim", "test_goal"),
@@ -71,31 +76,72 @@ def _normal(header: str) -> str:
     return header.strip().lower().replace(" ", "_")
 
 
-def canonical_row(row: Any) -> Any:
-    """``row`` with its keys as Rhesis fields. A nested ``prompt`` object is kept as it is;
-    keys that name no field are kept under their own name (and reported by the caller)."""
-    if not isinstance(row, dict):
-        return row
-    keys = [k for k in row if isinstance(k, str) and k.strip()]
-    taken: dict[str, str] = {}  # field -> the source key it came from
-    for key in keys:  # exact names first
-        field = _normal(key)
-        if field in ALIASES and field not in taken:
-            taken[field] = key
-    for key in keys:
-        if key in taken.values():
+# mapped in a second pass, as Rhesis maps a flattened JSON export's keys
+DOTTED = {
+    "prompt.content": "prompt_content",
+    "prompt.expected_response": "expected_response",
+    "prompt.language_code": "language_code",
+}
+
+
+def column_fields(headers: list[str]) -> dict[str, str]:
+    """Each header Rhesis's ``auto_map_columns`` maps, to its field: in file order, the first
+    field (in ``ALIASES`` order) whose aliases name the header and that no earlier header
+    took; a header whose own name is a field already taken is skipped; then the dotted
+    keys."""
+    fields: dict[str, str] = {}
+    for header in headers:
+        norm = _normal(header)
+        if norm in fields.values():
             continue
-        norm = _normal(key)
-        if norm == "prompt" and isinstance(row[key], dict):
-            continue  # the nested form, read as it is
-        alias = next((f for f, a in ALIASES.items() if norm in a and f not in taken), None)
-        if alias is not None:
-            taken[alias] = key
-    out: dict[str, Any] = {field: row[key] for field, key in taken.items()}
+        field = next(
+            (f for f, a in ALIASES.items() if f not in fields.values() and norm in a), None
+        )
+        if field is not None:
+            fields[header] = field
+    for header in headers:
+        field = DOTTED.get(_normal(header))
+        if header not in fields and field is not None and field not in fields.values():
+            fields[header] = field
+    return fields
+
+
+def canonical_row(row: Any) -> tuple[Any, dict[str, str]]:
+    """``row`` with its keys as Rhesis fields, renamed as Rhesis renames them (a later column
+    overwriting an earlier one of the same field), and the columns whose values Rhesis does
+    not read, each with why. A nested ``prompt`` object is kept as it is; keys that name
+    no field are kept under their own name (and reported by the caller)."""
+    if not isinstance(row, dict):
+        return row, {}
+    keys = [k for k in row if isinstance(k, str) and k.strip()]
+    nested = {k for k in keys if _normal(k) == "prompt" and isinstance(row[k], dict)}
+    fields = column_fields([k for k in keys if k not in nested])
+    out: dict[str, Any] = {}
+    came_from: dict[str, str] = {}  # field -> the column its value came from
+    lost: dict[str, str] = {}
     for key in keys:
-        if key not in taken.values():
-            out[key if _normal(key) != "prompt" else "prompt"] = row[key]
-    return out
+        if key in nested:  # the nested form, read as it is
+            out["prompt"] = row[key]
+            continue
+        field = fields.get(key, key)  # not mapped: its own name, a field's only if spelt so
+        if key not in fields and key not in ALIASES:
+            norm = _normal(key)
+            wanted = [f for f, a in ALIASES.items() if norm in a] + [DOTTED.get(norm, "")]
+            taken = [(c, f) for c, f in fields.items() if f in wanted]
+            if taken:  # an alias of a field an earlier column took
+                column, field = taken[0]
+                lost[key] = f"Rhesis reads {field} from the column {column!r}, not this one"
+                continue
+        if field in came_from:
+            why = f"Rhesis reads {field} from the later column {key!r}, which overwrites this one"
+            lost[came_from[field]] = why
+        out[field] = row[key]
+        came_from[field] = key
+    return out, {k: why for k, why in lost.items() if _given(row[k])}
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, "", [], {}) and not (isinstance(value, str) and not value.strip())
 
 
 def flat_prompt(row: dict[str, Any]) -> dict[str, Any]:
@@ -126,12 +172,13 @@ def flat_prompt(row: dict[str, Any]) -> dict[str, Any]:
 
 _LABELLED_MIN = re.compile(r"min\s*[=:]\s*(\d+)|\bmin\s+(\d+)")
 _LABELLED_MAX = re.compile(r"max\s*[=:]\s*(\d+)|\bmax\s+(\d+)")
-_RANGE = re.compile(r"^(\d+)\s*(?:[-–—]|\.\.|\bto\b)\s*(\d+)$")
+_RANGE = re.compile(r"^(\d+)\s*(?:[-–]|\.\.|\bto\b)\s*(\d+)$")  # not an em dash
 _SINGLE = re.compile(r"^(\d+)(?:\s+turns?)?$")
 
 
 def parse_turns(value: Any, lone: str = "both") -> tuple[int | None, int | None] | None:
-    """(min, max) from a turn count as Rhesis writes it: ``2-5`` / ``2–5`` / ``2..5`` /
+    """(min, max) from a turn count as Rhesis writes it: ``2-5`` / ``2–5`` (an en dash; an
+    em dash, ``2—5``, is none of these forms in Rhesis either) / ``2..5`` /
     ``2 to 5``, ``min 2, max 5`` / ``min:2 max:5``, ``max 5``, ``min 2``, or one number
     (``3``, ``3 turns``), which sets ``lone``: ``both`` (exactly 3, as Rhesis's file import
     reads a ``max_turns`` column), ``max`` (at most 3, as its SDK and Penelope read
