@@ -249,19 +249,43 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
-async def call_user_code(fn: Callable[..., Any], *args: Any) -> Any:
+class _Read:
+    """What ``then`` made of a sync call's result, on the call's own thread."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _called_then(fn: Callable[..., Any], then: Callable[[Any], Any], *args: Any) -> Any:
+    result = fn(*args)
+    return result if inspect.isawaitable(result) else _Read(then(result))
+
+
+async def call_user_code(
+    fn: Callable[..., Any], *args: Any, then: Callable[[Any], Any] | None = None
+) -> Any:
     """Call the user's ``fn`` (an agent, a tool, a code grader): awaited when it is a
     coroutine function, else run by ``in_daemon_thread``; a result that is itself awaitable
     (an async callable ``inspect`` did not recognise) is awaited too. Whatever it raises is
-    raised here, for the caller to make its own turn's or metric's error."""
+    raised here, for the caller to make its own turn's or metric's error.
+
+    ``then`` reads the result (its ``__str__``, a mapping's ``get``: the user's code too);
+    for a sync ``fn`` it runs on the call's thread, under the caller's time limit, so a
+    result whose reading never ends costs its own turn, not the event loop."""
     if inspect.iscoroutinefunction(fn):
         result = await fn(*args)
         task = current_task()
         if task is not None and task.cancelling() and not runner_cancelling():
             await _take_back(task)  # it cancelled its own task and returned without awaiting
             raise OwnCancellation
+    elif then is not None:
+        result = await in_daemon_thread(_called_then, fn, then, *args)
+        if type(result) is _Read:
+            return result.value
     else:
         result = await in_daemon_thread(fn, *args)
     if inspect.isawaitable(result):
         result = await result
-    return result
+    return result if then is None else then(result)

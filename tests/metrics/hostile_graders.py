@@ -40,6 +40,22 @@ def hangs(ctx: Any) -> bool:
     return True
 
 
+class Unending:
+    """An object whose text is the grader's code, stuck until the test releases it."""
+
+    def __str__(self) -> str:
+        release.wait()
+        return "late"
+
+
+def hangs_in_its_reason(ctx: Any) -> dict[str, Any]:
+    return {"score": 1.0, "reason": Unending()}
+
+
+def hangs_in_its_details(ctx: Any) -> dict[str, Any]:
+    return {"score": 1.0, "details": {"seen": Unending()}}
+
+
 async def hangs_async(ctx: Any) -> bool:
     await asyncio.Event().wait()
     return True

@@ -232,6 +232,9 @@ async def test_a_deterministic_metric_on_a_large_reply_runs_off_the_loop() -> No
         ("interrupts", "KeyboardInterrupt()"),
         ("hangs", "took longer than 1 s (the limit is execution.metric_timeout_s)"),
         ("hangs_async", "took longer than 1 s (the limit is execution.metric_timeout_s)"),
+        # what it returned is read on its thread too: an object's text is its code
+        ("hangs_in_its_reason", "took longer than 1 s (the limit is execution.metric_timeout_s)"),
+        ("hangs_in_its_details", "took longer than 1 s (the limit is execution.metric_timeout_s)"),
     ],
 )
 async def test_a_code_grader_cannot_end_or_stall_the_run(grader: str, error: str) -> None:

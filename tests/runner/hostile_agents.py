@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -177,6 +178,14 @@ class Shouting:
         sys.exit(3)
 
 
+class Endless:
+    """An object whose text never comes: it waits on an event nobody sets (no CPU spent)."""
+
+    def __str__(self) -> str:
+        threading.Event().wait()
+        return "never"
+
+
 class Sneaky(dict[str, Any]):
     def get(self, key: str, default: Any = None) -> Any:
         raise KeyboardInterrupt
@@ -204,6 +213,11 @@ REPLIES: dict[str, Any] = {
     "huge-int": lambda: {"response": "x", "tool_invocations": [{"name": "t", "result": 10**5000}]},
     "shouting": lambda: {"response": Shouting()},
     "sneaky": lambda: Sneaky(response="hi"),
+    "endless-response": lambda: {"response": Endless()},
+    "endless-result": lambda: {
+        "response": "x",
+        "tool_invocations": [{"name": "t", "result": Endless()}],
+    },
     "shared": lambda: {  # the same list twice is no cycle: recorded twice
         "response": "x",
         "tool_invocations": [{"name": "t", "result": {"a": (shared := [1, 2]), "b": shared}}],

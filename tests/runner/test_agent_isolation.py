@@ -173,6 +173,17 @@ async def test_the_agents_own_methods_are_not_called_after_it_returned() -> None
     assert call.bytes == len(json.dumps({"a": [1, 2], "b": [1, 2]}, ensure_ascii=False))
 
 
+@pytest.mark.parametrize("query", ["endless-response", "endless-result"])
+async def test_a_reply_whose_text_never_comes_costs_its_turn_the_time_limit(query: str) -> None:
+    """The reply is read (its objects' __str__: the agent's code) on the agent's own thread,
+    under the turn's time limit: one that never ends is a timeout, not a stalled run."""
+    result = await run_turns("returning", [query, "fine"], timeout=1.0)
+    assert result.turns is not None
+    failed, answered = result.turns
+    assert failed.errors == ["timeout"]
+    assert answered.passed is True and answered.response == "ok"
+
+
 class Marked(str):
     pass
 

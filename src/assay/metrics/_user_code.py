@@ -20,7 +20,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from assay._isolation import call_user_code, settled
-from assay.metrics.base import ConversationContext, Metric, MetricContext, OptionsT, Score
+from assay.metrics.base import (
+    ConversationContext,
+    Metric,
+    MetricContext,
+    OptionsT,
+    Score,
+    plain_details,
+)
 from assay.results.models import MetricResult
 
 UserFunction = Callable[[Any], Any]
@@ -113,12 +120,19 @@ class UserFunctionMetric(Metric[OptionsT]):
     async def evaluate_conversation(self, conv: ConversationContext) -> MetricResult:
         return await self._call(read_only_conversation(conv))
 
+    def _read_score(self, value: Any) -> Score:
+        outcome = to_score(value)
+        if outcome.details is None:
+            return outcome
+        return dataclasses.replace(outcome, details=plain_details(outcome.details))
+
     async def _call(self, arg: Any) -> MetricResult:
         started = time.perf_counter()
         fn = self.user_function
         try:
-            value = await call_user_code(fn, arg)
-            outcome = to_score(value)
+            # read with the call: a returned object's __str__ is the grader's code too, under
+            # the metric's time limit (on a sync grader's own thread), details included
+            outcome: Score = await call_user_code(fn, arg, then=self._read_score)
         except BaseException as exc:  # sys.exit too: this metric's, not the run's
             exc = await settled(exc)  # Ctrl-C or its time limit: not the grader's
             return self.failure(self.error_of(exc), started)

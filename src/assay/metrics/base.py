@@ -229,7 +229,7 @@ class Metric(ABC, Generic[OptionsT]):
         if outcome.error is not None:  # (rare: made by the validating constructor below)
             extra = {**extra, "error": outcome.error}
         if details is not None and _foreign(type(self)):
-            details = _plain_details(details)
+            details = plain_details(details)
         threshold = self.threshold
         if passed is None:
             passed = score >= threshold if threshold is not None else score >= 1
@@ -337,7 +337,7 @@ def _foreign(cls: type) -> bool:
     return not cls.__module__.startswith("assay.") or bool(getattr(cls, "runs_user_code", False))
 
 
-def _plain_details(details: Any) -> Any:
+def plain_details(details: Any) -> Any:
     """Foreign details as a plain copy within ``plain_json``'s limits (values, depth, no
     cycle): a structure sharing its parts, 40 levels of ``v = [v, v]``, would otherwise be
     walked and written out path by path, 2**40 values, and stop the run; past the limits the

@@ -79,9 +79,12 @@ class _PythonSession(AgentSession):
                 )
             fn = functools.partial(fn, files=[a.for_agent() for a in request.files])
         try:
-            payload = await call_user_code(fn, request.input, request.session_id)
-            # read here: a dict subclass's get() or an object's __str__ is the agent's code too
-            return reply_from_payload(payload)
+            # read with the call: a dict subclass's get() or an object's __str__ is the
+            # agent's code too, under the turn's time limit (on a sync agent's own thread)
+            reply: Reply = await call_user_code(
+                fn, request.input, request.session_id, then=reply_from_payload
+            )
+            return reply
         except (SessionLost, TargetError):
             raise
         except TimeoutError:  # the agent's own call timed out: the turn's timeout, as
