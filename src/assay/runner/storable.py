@@ -775,7 +775,7 @@ def proved_rows(result: TestResult) -> Handed | None:
                 or _plain_tree(output, _ROOM)
             )
             and (size is None or (type(size) is int and INT64_MIN <= size <= INT64_MAX))
-            and (duration is None or (type(duration) is float and _isfinite(duration)))
+            and (duration is None or (type(duration) is int and INT64_MIN <= duration <= INT64_MAX))
             and (error is None or type(error) is str)
         ):
             return None
