@@ -4,6 +4,7 @@ openai target's tools."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -17,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from assay._env_vars import Pieces
 from assay._factories import empty_dict, empty_list
 from assay._spec_base import MODULE_NAME, Strict, module_name
 from assay.limits import DEFAULT_MAX_REPLY_MB
@@ -31,9 +33,12 @@ class ResponseMapping(Strict):
     session_id: str | None = None
 
 
-# The validation context of a suite whose ``${VAR}``s the loader has substituted
-# (``assay.cases.loader``): a value that came from one is not read for another.
-ENV_SUBSTITUTED: dict[str, Any] = {"env_substituted": True}
+def env_substituted(header_pieces: Mapping[str, Pieces]) -> dict[str, Any]:
+    """The validation context of a suite whose ``${VAR}``s the loader has substituted
+    (``assay.cases.loader``): a value that came from one is not read for another, nor as a
+    template; ``header_pieces``: the http target's header values, each as written and what
+    its references gave (``Expansion.pieces``)."""
+    return {"env_substituted": True, "header_pieces": dict(header_pieces)}
 
 
 class HttpTarget(Strict):
@@ -48,18 +53,27 @@ class HttpTarget(Strict):
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
-    _env_substituted: bool = PrivateAttr(default=False)
+    _header_pieces: dict[str, Pieces] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _note_substitution(self, info: ValidationInfo) -> HttpTarget:
-        self._env_substituted = bool(info.context and info.context.get("env_substituted"))
+        if info.context and info.context.get("env_substituted"):
+            self._header_pieces = dict(info.context.get("header_pieces") or {})
         return self
 
     @property
-    def env_substituted(self) -> bool:
-        """Whether ``${VAR}`` in ``headers`` was substituted already (by the suite loader);
-        the target substitutes those of a config built in code."""
-        return self._env_substituted
+    def header_pieces(self) -> dict[str, Pieces] | None:
+        """When ``${VAR}`` in ``headers`` was substituted already (by the suite loader): each
+        value as written and what its references gave, apart (a value's own text when it
+        holds none); None for a config built in code, whose headers the target substitutes."""
+        if self._header_pieces is None:
+            return None
+        found = {}
+        for name, value in self.headers.items():
+            pieces = self._header_pieces.get(name, ())
+            # a value changed since (``model_copy``), or not written as text (a number)
+            found[name] = pieces if "".join(p for p, _ in pieces) == value else ((value, False),)
+        return found
 
 
 TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"  # what OpenAI's API takes as a function's name

@@ -314,20 +314,24 @@ class HttpTarget(ClientTarget):
                 host_port(config.url)
             except ValueError as exc:
                 raise ConfigError([Problem("suite", f"{where}.url", str(exc))]) from None
-        headers = (
-            dict(config.headers)  # once is all: a value from ${VAR} may hold "${" itself
-            if config.env_substituted
-            else {
-                name: substitute_env(value, f"{where}.headers.{name}")
+        # each value as written and what its ${VAR}s gave, which is text, never template;
+        # substituted once (by the loader, or here): a value from ${VAR} may hold "${" itself
+        pieces = config.header_pieces
+        if pieces is None:
+            pieces = {
+                name: substitute_env(value, f"{where}.headers.{name}").pieces
                 for name, value in config.headers.items()
             }
-        )
+        headers = {name: "".join(p for p, _ in parts) for name, parts in pieces.items()}
         for name, value in headers.items():
             register_header_secrets(name, value)
         REDACTOR.add(*url_secrets(config.url))
         if config.method != "GET" and not any(h.lower() == "content-type" for h in headers):
             headers["Content-Type"] = "application/json"
-        self.headers = {n: compile_text(v, f"{where}.headers.{n}") for n, v in headers.items()}
+        self.headers = {
+            n: compile_text(v, f"{where}.headers.{n}", pieces=pieces.get(n))
+            for n, v in headers.items()
+        }
         self._constant_headers = (
             {n: str(c.render({})) for n, c in self.headers.items()}
             if all(c.constant for c in self.headers.values())
