@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 # the text of one reference, for patterns elsewhere (the suite schema, secret detection)
 REFERENCE = r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}"
@@ -63,6 +64,30 @@ def expand(text: str, environ: Mapping[str, str] | None = None) -> Expansion:
     result.pieces = tuple((piece, given) for piece, given in pieces if piece)
     result.text = "".join(piece for piece, _ in result.pieces)
     return result
+
+
+def pieces_of(value: Any) -> Any:
+    """A tree's strings as their ``pieces`` (``expand``), in the tree's shape (a dict's keys
+    as text, None for what is not text): what its ``${VAR}``s gave, kept apart."""
+    if isinstance(value, str):
+        return expand(value).pieces
+    if isinstance(value, dict):
+        return {str(k): pieces_of(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [pieces_of(v) for v in value]
+    return None
+
+
+def given_pieces(pieces: Any, value: str) -> Pieces | None:
+    """``pieces`` when they are ``value``'s (from ``pieces_of``) and hold something a
+    reference gave; else None (the value is read as it is)."""
+    if (
+        isinstance(pieces, tuple)
+        and any(given for _, given in pieces)
+        and "".join(text for text, _ in pieces) == value
+    ):
+        return pieces
+    return None
 
 
 def missing_message(name: str) -> str:

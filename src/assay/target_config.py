@@ -4,7 +4,6 @@ openai target's tools."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -18,7 +17,6 @@ from pydantic import (
     model_validator,
 )
 
-from assay._env_vars import Pieces
 from assay._factories import empty_dict, empty_list
 from assay._spec_base import MODULE_NAME, Strict, module_name
 from assay.limits import DEFAULT_MAX_REPLY_MB
@@ -33,12 +31,12 @@ class ResponseMapping(Strict):
     session_id: str | None = None
 
 
-def env_substituted(header_pieces: Mapping[str, Pieces]) -> dict[str, Any]:
+def env_substituted(http_pieces: Any) -> dict[str, Any]:
     """The validation context of a suite whose ``${VAR}``s the loader has substituted
     (``assay.cases.loader``): a value that came from one is not read for another, nor as a
-    template; ``header_pieces``: the http target's header values, each as written and what
-    its references gave (``Expansion.pieces``)."""
-    return {"env_substituted": True, "header_pieces": dict(header_pieces)}
+    template; ``http_pieces``: the http target's ``url``, ``headers`` and ``body`` as written,
+    each string apart from what its references gave (``assay._env_vars.pieces_of``)."""
+    return {"env_substituted": True, "http_pieces": http_pieces}
 
 
 class HttpTarget(Strict):
@@ -53,27 +51,26 @@ class HttpTarget(Strict):
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
-    _header_pieces: dict[str, Pieces] | None = PrivateAttr(default=None)
+    _pieces: dict[str, Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _note_substitution(self, info: ValidationInfo) -> HttpTarget:
         if info.context and info.context.get("env_substituted"):
-            self._header_pieces = dict(info.context.get("header_pieces") or {})
+            pieces = info.context.get("http_pieces")
+            self._pieces = pieces if isinstance(pieces, dict) else {}
         return self
 
+    def pieces(self, field: Literal["url", "headers", "body"]) -> Any:
+        """When ``${VAR}`` was substituted already (by the suite loader): ``field`` as written,
+        each string apart from what its references gave (``pieces_of``; check a string's with
+        ``given_pieces``, for the value may have changed since); None for a config built in
+        code, whose headers the target substitutes."""
+        return None if self._pieces is None else self._pieces.get(field)
+
     @property
-    def header_pieces(self) -> dict[str, Pieces] | None:
-        """When ``${VAR}`` in ``headers`` was substituted already (by the suite loader): each
-        value as written and what its references gave, apart (a value's own text when it
-        holds none); None for a config built in code, whose headers the target substitutes."""
-        if self._header_pieces is None:
-            return None
-        found = {}
-        for name, value in self.headers.items():
-            pieces = self._header_pieces.get(name, ())
-            # a value changed since (``model_copy``), or not written as text (a number)
-            found[name] = pieces if "".join(p for p, _ in pieces) == value else ((value, False),)
-        return found
+    def env_substituted(self) -> bool:
+        """Whether ``${VAR}`` was substituted already (by the suite loader)."""
+        return self._pieces is not None
 
 
 TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"  # what OpenAI's API takes as a function's name

@@ -124,3 +124,46 @@ def test_the_value_is_masked_in_the_reports_and_the_errors(tmp_path: Path) -> No
     found += [(tmp_path / f"{n}.json").read_bytes() for n in ("suite.yaml", "rejected.yaml")]
     found += [(r.stdout + r.stderr).encode() for r in runs]
     assert not [blob for blob in found if b"ten{{" in blob or b"ten%7B" in blob]
+
+
+async def test_the_url_and_the_body_send_their_variables_values_as_written(
+    server: AgentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LITERAL_INPUT", "{{ input }}")  # as a whole value: not a lookup
+    monkeypatch.setenv("LITERAL_PATH", "ch{{ 'at' }}")
+    url = server.chat_url + "?p=${LITERAL_PATH}&t={{ turn_id }}"  # a template of its own
+    body = {
+        "query": "${LITERAL_INPUT}",
+        "session_id": "{{ session_id }}",
+        "nested": [{"key": "k=${LITERAL_KEY}"}, "${LITERAL_TENANT}/{{ turn_index }}"],
+    }
+    suite = {"name": "s", "target": {"http": {"url": url, "body": body}}}
+    loaded = parse_suite(suite, "suite.yaml")
+    assert loaded.suite.target is not None
+    target = make_target(loaded.suite.target, FAST_RETRY)
+    assert isinstance(target, HttpTarget) and target._flat_body is None
+    await target.start()
+    try:
+        await target.session("s").send(
+            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
+        )
+    finally:
+        await target.aclose()
+    (seen,) = [r for r in server.requests if r.method == "POST"]
+    assert seen.query == {"p": "ch{{ 'at' }}", "t": "1"}
+    assert seen.body == {
+        "query": "{{ input }}",
+        "session_id": seen.body["session_id"],
+        "nested": [{"key": f"k={KEY}"}, f"{TENANT}/0"],
+    }
+
+
+def test_a_broken_body_template_beside_a_value_is_said_without_the_value() -> None:
+    suite = {
+        "name": "s",
+        "target": {"http": {"url": "http://127.0.0.1:9/chat", "body": {"k": "${LITERAL_KEY}"}}},
+    }
+    loaded = parse_suite(suite, "suite.yaml")  # k3y{{ 7 * 7 }}-{{ cd: was a syntax error
+    assert loaded.suite.target is not None
+    target = make_target(loaded.suite.target, FAST_RETRY)
+    assert isinstance(target, HttpTarget) and target.body.render({}) == {"k": KEY}

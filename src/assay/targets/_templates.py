@@ -10,12 +10,13 @@ string renders to a string. In ``url``, each value rendered is percent-encoded
 inserts x as written. Unknown variables and syntax errors are found when the target is
 built (exit 2), with the field path; render failures during a run fail the turn.
 
-Header values may also carry ``${VAR}`` from the environment: the suite loader substitutes
-them (and the target not again: ``HttpTarget.header_pieces``); a target built in code gets
-the same here. A value substituted that way is text, never template: a header's template is
-compiled with each such value as a name bound to it (``compile_text``'s ``pieces``), so a
-secret holding ``{{`` is sent as it is, and Jinja never sees it, not even in an error.
-Values substituted that way, and the values of credential headers
+Strings may also carry ``${VAR}`` from the environment: the suite loader substitutes them
+in ``url``, ``headers`` and ``body`` (and the target not again: ``HttpTarget.pieces``); a
+target built in code gets the same here for its headers. A value substituted that way is
+text, never template: a template is compiled with each such value as a name bound to it in
+its place (``compile_text``'s ``pieces``), so a secret holding ``{{`` is sent as it is, and
+Jinja never sees it, not even in an error. Values substituted that way, and the values of
+credential headers
 (``assay.secrets.is_secret_name``), are registered with ``REDACTOR``.
 """
 
@@ -27,7 +28,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from assay._env_vars import Expansion, Pieces, expand, missing_message
+from assay._env_vars import Expansion, Pieces, expand, given_pieces, missing_message
 from assay.errors import ConfigError, Problem, TargetError
 from assay.secrets import REDACTOR, is_secret_name
 
@@ -215,20 +216,30 @@ def _compile_expression(expr: str, where: str) -> Compiled:
     return Compiled(render, uses, False)
 
 
-def compile_value(value: Any, where: str) -> Compiled:
-    """A JSON tree whose strings are templates (see the module docstring)."""
+def compile_value(value: Any, where: str, pieces: Any = None) -> Compiled:
+    """A JSON tree whose strings are templates (see the module docstring); ``pieces``: the
+    tree's strings as written, apart from what their ``${VAR}``s gave (``pieces_of``),
+    which is text, never template."""
     if isinstance(value, str):
+        given = given_pieces(pieces, value)
+        if given is not None:
+            return compile_text(value, where, pieces=given)
         whole = _WHOLE_EXPRESSION.match(value)
         return _compile_expression(whole["expr"], where) if whole else compile_text(value, where)
     if isinstance(value, dict):
-        items = {k: compile_value(v, f"{where}.{k}") for k, v in value.items()}
+        within = pieces if isinstance(pieces, dict) else {}
+        items = {k: compile_value(v, f"{where}.{k}", within.get(str(k))) for k, v in value.items()}
         if all(c.constant for c in items.values()):
             return Compiled(lambda ctx: value, frozenset(), True)
         pairs = [(k, c.render) for k, c in items.items()]
         uses = frozenset().union(*(c.uses for c in items.values()))
         return Compiled(lambda ctx: {k: r(ctx) for k, r in pairs}, uses, False)
     if isinstance(value, list):
-        elements = [compile_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        held = pieces if isinstance(pieces, list) and len(pieces) == len(value) else None
+        elements = [
+            compile_value(v, f"{where}[{i}]", held[i] if held else None)
+            for i, v in enumerate(value)
+        ]
         if all(c.constant for c in elements):
             return Compiled(lambda ctx: value, frozenset(), True)
         renders = [c.render for c in elements]
