@@ -9,6 +9,7 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,19 +51,24 @@ def test_the_bytes_of_a_nan_result_are_those_of_the_stored_json(
     assert again.tool_invocations[0].bytes == stored.bytes
 
 
+def with_call(call: ToolInvocation, **fields: Any) -> TestResult:
+    """A passed single-turn result that made ``call`` (``fields``: others, or changes)."""
+    values: dict[str, Any] = {
+        "test_name": "t",
+        "test_type": "single_turn",
+        "test_input": "q",
+        "passed": True,
+        "execution_time_ms": 1,
+        "timestamp": "2026-12-01T00:00:00+00:00",
+        "tool_invocations": [call],
+    }
+    return TestResult(**(values | fields))
+
+
 def test_a_multi_turn_result_and_its_turns_agree() -> None:
     call = ToolInvocation(name="t", result=[math.nan], bytes=result_bytes([math.nan]))
     turn = {"turn_index": 0, "input": "q", "passed": True, "execution_time_ms": 1}
-    result = TestResult(
-        test_name="m",
-        test_type="multi_turn",
-        test_input="q",
-        passed=True,
-        execution_time_ms=1,
-        timestamp="2026-12-01T00:00:00+00:00",
-        tool_invocations=[call],
-        turns=[{**turn, "tool_invocations": [call]}],  # type: ignore[list-item]
-    )
+    result = with_call(call, test_type="multi_turn", turns=[{**turn, "tool_invocations": [call]}])
     fixed = storable(result)
     assert fixed.turns is not None
     for held in (fixed.tool_invocations[0], fixed.turns[0].tool_invocations[0]):
@@ -71,13 +77,5 @@ def test_a_multi_turn_result_and_its_turns_agree() -> None:
 
 def test_a_clean_result_keeps_its_bytes_and_its_object() -> None:
     call = ToolInvocation(name="t", result={"a": 1.5}, bytes=result_bytes({"a": 1.5}))
-    result = TestResult(
-        test_name="c",
-        test_type="single_turn",
-        test_input="q",
-        passed=True,
-        execution_time_ms=1,
-        timestamp="2026-12-01T00:00:00+00:00",
-        tool_invocations=[call],
-    )
+    result = with_call(call)
     assert storable(result) is result and call.bytes == 10

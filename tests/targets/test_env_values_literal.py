@@ -20,7 +20,7 @@ from assay.targets import make_target
 from assay.targets.base import Target, TurnRequest
 from assay.targets.http import HttpTarget
 from tests.cli.conftest import ASSAY
-from tests.targets.agent_server import FAST_RETRY, AgentServer, agent_server
+from tests.targets.agent_server import FAST_RETRY, AgentServer, Seen, agent_server
 
 TENANT = "ten{{ input }}{% if true %}IF{% endif %}{# c #}"
 KEY = "k3y{{ 7 * 7 }}-{{ cd"
@@ -45,7 +45,8 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITERAL_BRACE", "{ input }}")
 
 
-async def sent_headers(target: Target, server: AgentServer) -> dict[str, str]:
+async def one_turn(target: Target, server: AgentServer) -> Seen:
+    """The request the agent got for one turn ``hi``."""
     await target.start()
     try:
         await target.session("s").send(
@@ -54,6 +55,11 @@ async def sent_headers(target: Target, server: AgentServer) -> dict[str, str]:
     finally:
         await target.aclose()
     (seen,) = [r for r in server.requests if r.method == "POST"]
+    return seen
+
+
+async def sent_headers(target: Target, server: AgentServer) -> dict[str, str]:
+    seen = await one_turn(target, server)
     return {name: seen.headers[name] for name in SENT}
 
 
@@ -142,14 +148,7 @@ async def test_the_url_and_the_body_send_their_variables_values_as_written(
     assert loaded.suite.target is not None
     target = make_target(loaded.suite.target, FAST_RETRY)
     assert isinstance(target, HttpTarget) and target._flat_body is None
-    await target.start()
-    try:
-        await target.session("s").send(
-            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
-        )
-    finally:
-        await target.aclose()
-    (seen,) = [r for r in server.requests if r.method == "POST"]
+    seen = await one_turn(target, server)
     assert seen.query == {"p": "ch{{ 'at' }}", "t": "1"}
     assert seen.body == {
         "query": "{{ input }}",
