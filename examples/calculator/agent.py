@@ -11,7 +11,7 @@ _memory: dict[str, int] = {}  # session id -> the year last asked about
 
 
 def _call(name: str, args: dict[str, Any], result: Any) -> dict[str, Any]:
-    return {"name": name, "args": args, "result": result, "duration_ms": 0.1, "error": None}
+    return {"name": name, "args": args, "result": result, "duration_ms": 0, "error": None}
 
 
 def respond(query: str, session_id: str) -> dict[str, Any]:

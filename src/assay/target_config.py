@@ -31,9 +31,12 @@ class ResponseMapping(Strict):
     session_id: str | None = None
 
 
-# The validation context of a suite whose ``${VAR}``s the loader has substituted
-# (``assay.cases.loader``): a value that came from one is not read for another.
-ENV_SUBSTITUTED: dict[str, Any] = {"env_substituted": True}
+def env_substituted(http_pieces: Any) -> dict[str, Any]:
+    """The validation context of a suite whose ``${VAR}``s the loader has substituted
+    (``assay.cases.loader``): a value that came from one is not read for another, nor as a
+    template; ``http_pieces``: the http target's ``url``, ``headers`` and ``body`` as written,
+    each string apart from what its references gave (``assay._env_vars.pieces_of``)."""
+    return {"env_substituted": True, "http_pieces": http_pieces}
 
 
 class HttpTarget(Strict):
@@ -48,18 +51,26 @@ class HttpTarget(Strict):
     max_in_flight: int | None = Field(default=None, ge=1)
     requests_per_minute: float | None = Field(default=None, gt=0)
     max_reply_mb: float = Field(default=DEFAULT_MAX_REPLY_MB, gt=0)
-    _env_substituted: bool = PrivateAttr(default=False)
+    _pieces: dict[str, Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _note_substitution(self, info: ValidationInfo) -> HttpTarget:
-        self._env_substituted = bool(info.context and info.context.get("env_substituted"))
+        if info.context and info.context.get("env_substituted"):
+            pieces = info.context.get("http_pieces")
+            self._pieces = pieces if isinstance(pieces, dict) else {}
         return self
+
+    def pieces(self, field: Literal["url", "headers", "body"]) -> Any:
+        """When ``${VAR}`` was substituted already (by the suite loader): ``field`` as written,
+        each string apart from what its references gave (``pieces_of``; check a string's with
+        ``given_pieces``, for the value may have changed since); None for a config built in
+        code, whose headers the target substitutes."""
+        return None if self._pieces is None else self._pieces.get(field)
 
     @property
     def env_substituted(self) -> bool:
-        """Whether ``${VAR}`` in ``headers`` was substituted already (by the suite loader);
-        the target substitutes those of a config built in code."""
-        return self._env_substituted
+        """Whether ``${VAR}`` was substituted already (by the suite loader)."""
+        return self._pieces is not None
 
 
 TOOL_NAME = r"^[A-Za-z0-9_-]{1,64}$"  # what OpenAI's API takes as a function's name

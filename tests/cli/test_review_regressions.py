@@ -55,8 +55,8 @@ def test_bad_agent_data_fails_one_turn_and_odd_text_is_stored(
     assert "Traceback" not in proc.stderr
     results = {r["test_name"]: r for r in report(tmp_path)["results"]}  # type: ignore[union-attr]
     assert results["a"]["errors"] == [
-        "tool_invocations[0].duration_ms: Input should be a valid number, unable to parse "
-        "string as a number (got '5ms')"
+        "tool_invocations[0].duration_ms: Input should be a valid integer, unable to parse "
+        "string as an integer (got '5ms')"
     ]
     assert results["b"]["agent_response"] == "broken \ufffd text"  # the lone surrogate replaced
     # an object that is not JSON is read as its text when the reply is read (inside the

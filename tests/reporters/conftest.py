@@ -42,7 +42,7 @@ def passing_single() -> TestResult:
         tool_calls=["lookup"],
         tool_invocations=[
             ToolInvocation(
-                name="lookup", args={"q": "France"}, result="Paris", bytes=7, duration_ms=1.5
+                name="lookup", args={"q": "France"}, result="Paris", bytes=7, duration_ms=2
             )
         ],
         tools_matched=True,
@@ -57,7 +57,7 @@ def passing_single() -> TestResult:
 def failing_multi() -> TestResult:
     lookup = ToolInvocation(name="lookup_revenue", args={"year": 2021}, result=5120.0, bytes=6)
     subtract = ToolInvocation(
-        name="subtract", args={"a": 5120, "b": 4400}, result=720.0, bytes=5, duration_ms=0.4
+        name="subtract", args={"a": 5120, "b": 4400}, result=720.0, bytes=5, duration_ms=3
     )
     turns = [
         TurnResult(

@@ -61,7 +61,7 @@ def test_each_turn_shows_tools_mismatches_and_metrics(report: Report) -> None:
     page = render_html(report)
     assert "Turn 0" in page and "Turn 1" in page
     assert "&#34;b&#34;: 4400" in page  # args as JSON
-    assert '<td class="num">0.4 ms</td>' in page  # duration
+    assert '<td class="num">3 ms</td>' in page  # duration
     assert '<td class="num">5</td>' in page  # bytes
     assert "tool mismatches" in page
     assert MISMATCH.replace("'", "&#39;") in page

@@ -225,8 +225,8 @@ TYPED_NUMBERS: dict[str, Callable[[], TestResult]] = {
     "evaluation time 2**63": lambda: result(
         metric_results=[MetricResult(metric_name="m", evaluation_time_ms=2**63)]
     ),
-    "duration -inf": lambda: result(
-        tool_invocations=[ToolInvocation(name="t", duration_ms=-math.inf)]
+    "duration -2**63-1": lambda: result(
+        tool_invocations=[ToolInvocation(name="t", duration_ms=-(2**63) - 1)]
     ),
     "tokens 2**64": lambda: result(token_usage=TokenUsage(prompt_tokens=2**64)),
     "time 2**63": lambda: result(execution_time_ms=2**63),

@@ -79,7 +79,7 @@ def multi_turn(name: str = "revenue-dialogue") -> TestResult:
                 args={"year": 2021, "unit": "k€", "nested": {"z": [1, 2.5, None], "a": True}},
                 result=5120.0,
                 bytes=6,
-                duration_ms=41.5,
+                duration_ms=41,
             )
         ],
         tools_matched=True,

@@ -164,7 +164,8 @@ def test_a_masked_secret_is_never_proved(monkeypatch: pytest.MonkeyPatch) -> Non
         {"token_usage": usage(prompt_tokens=None)},
         {"tool_invocations": [call(args=["a", "list"])]},
         {"tool_invocations": [call(name=None)]},
-        {"tool_invocations": [call(duration_ms=5)]},  # validation makes it 5.0
+        {"tool_invocations": [call(duration_ms=5.0)]},  # validation makes it 5
+        {"tool_invocations": [call(duration_ms=2**63)]},  # clamped by the walk
         {"tool_invocations": [call(bytes=2.0)]},
         {"tool_invocations": [{"name": "lookup"}]},
         {"metric_results": [measured(score=1)]},  # an int score: 1.0 once validated
@@ -324,7 +325,7 @@ def random_result(rng: random.Random) -> TestResult:
             args={_random_text(rng): _random_plain(rng) for _ in range(rng.randrange(4))},
             result=_random_plain(rng),
             bytes=_maybe(rng, rng.randrange(0, 2**63)),
-            duration_ms=_maybe(rng, _random_float(rng)),
+            duration_ms=_maybe(rng, rng.choice([0, 2**63 - 1, rng.randrange(10**6)])),
             error=_maybe(rng, _random_text(rng)),
         )
         for _ in range(rng.randrange(4))

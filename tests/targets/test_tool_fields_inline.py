@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from assay._millis import whole_ms
 from assay.errors import TargetError
 from assay.net.usage import counted_usage
 from assay.results.models import ToolInvocation, prevalidated
@@ -29,7 +30,7 @@ def _exact(fields: dict[str, Any]) -> bool:  # as it was
     if not (
         type(fields["name"]) is str
         and type(args) is dict
-        and (duration is None or type(duration) is float)
+        and (duration is None or type(duration) is int)  # whole milliseconds
         and (error is None or type(error) is str)
     ):
         return False
@@ -59,7 +60,7 @@ def _reference(raw: Any) -> list[ToolInvocation]:  # _read_tool_invocations as i
             "args": args if isinstance(args, dict) else {"_value": args},
             "result": result,
             "bytes": result_bytes(result),
-            "duration_ms": item.get("duration_ms"),
+            "duration_ms": whole_ms(item.get("duration_ms")),
             "error": None if error is None else str(error),
         }
         if _exact(fields):

@@ -80,7 +80,7 @@ def multi(i: int) -> TestResult:
                 args={"location": "Basel", "max_price_chf": 180},
                 result=LONG_RESULT,
                 bytes=2400,
-                duration_ms=41.5,
+                duration_ms=41,
             )
         ],
         tools_matched=True,
@@ -100,7 +100,7 @@ def multi(i: int) -> TestResult:
                 name="update_ticket",
                 args={"new_flight_id": "LX0114", "seat_preference": "aisle"},
                 result={"seat": "14C"},
-                duration_ms=12.0,
+                duration_ms=12,
             )
         ],
         tools_matched=False,

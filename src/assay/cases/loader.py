@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from assay import config
-from assay._env_vars import expand, missing_message
+from assay._env_vars import expand, missing_message, pieces_of
 from assay._spec_base import plain_numbers
 from assay._words import clipped, unused_name
 from assay.cases._problems import field_path, pydantic_problems
@@ -21,7 +21,7 @@ from assay.config import MetricSpec, Suite, TestSpec
 from assay.errors import ConfigError, Problem
 from assay.plugins import load_plugins
 from assay.secrets import Redactor
-from assay.target_config import ENV_SUBSTITUTED
+from assay.target_config import env_substituted
 
 _PLUGINS = TypeAdapter(list[config.PluginModule])
 _METRICS = TypeAdapter(list[MetricSpec])
@@ -108,7 +108,7 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     secrets: set[str] = set()
     resolved = substitute_env(raw, source, "", problems, secrets)
     hide = Redactor(secrets)  # a message may quote a value that came from ${VAR}
-    suite = _check_top(resolved, source, problems)
+    suite = _check_top(resolved, source, problems, _http_pieces(raw))
     tests = _check_tests(resolved, source, problems)
     # the suite's own metrics are registered before its metrics are built
     folders = (path.resolve().parent,) if path else ()
@@ -124,11 +124,26 @@ def parse_suite(raw: Any, source: str, path: Path | None = None) -> LoadedSuite:
     return LoadedSuite(suite=suite, cases=cases, path=path, raw=raw, secrets=secrets)
 
 
-def _check_top(resolved: dict[str, Any], source: str, problems: list[Problem]) -> Suite | None:
+def _http_pieces(raw: dict[str, Any]) -> Any:
+    """The http target's url, headers and body as written, each string apart from what its
+    ``${VAR}``s gave (``pieces_of``): the target never reads those as templates."""
+    target = raw.get("target")
+    http = target.get("http") if isinstance(target, dict) else None
+    if not isinstance(http, dict):
+        return {}
+    return pieces_of({k: http[k] for k in ("url", "headers", "body") if k in http})
+
+
+def _check_top(
+    resolved: dict[str, Any],
+    source: str,
+    problems: list[Problem],
+    http_pieces: Any,
+) -> Suite | None:
     """The suite without its tests (checked one by one in ``_check_tests``)."""
     try:
         top = {k: v for k, v in resolved.items() if k != "tests"}
-        return Suite.model_validate(top, context=ENV_SUBSTITUTED)
+        return Suite.model_validate(top, context=env_substituted(http_pieces))
     except ValidationError as exc:
         problems += pydantic_problems(source, exc, model=Suite, root=Suite)
         return None

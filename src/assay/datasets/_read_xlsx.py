@@ -1,5 +1,7 @@
-"""XLSX reader (python-calamine, read-only): the first sheet (or one a caller names), cell
-values as text.
+"""XLSX reader (python-calamine, read-only): the first visible sheet (or one a caller names),
+cell values as text. A hidden sheet (a lookup table, an old version kept out of sight) is
+never the one tested silently: the first sheet the workbook shows is read, and a workbook
+whose every sheet is hidden is refused.
 
 Formula cells give their cached value (what Excel last computed); one with none (a file
 written by openpyxl) is refused, for calamine would read it as blank (``_xlsx_formulas``).
@@ -12,16 +14,17 @@ memory (a stray cell at XFD1048576, a zip bomb) is refused before it is opened
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
 from assay.datasets._table import Table, cell_text, fail
 from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
 from assay.datasets._xlsx_guard import check_workbook
-from assay.datasets._xlsx_parts import Archive, sheet_words, tabs
+from assay.datasets._xlsx_parts import Archive, first_visible, sheet_words, tabs
 from assay.errors import DatasetError, Problem
 
 
@@ -29,23 +32,46 @@ class EmptySheet(DatasetError):
     """The sheet has no value in it: a caller may look at another."""
 
 
-def sheet_tabs(path: Path, source: str) -> tuple[int, int]:
-    """(how many sheets the workbook has, at least 1; the index of the one it opens on, its
-    active tab), read from ``xl/workbook.xml`` within the guard's bounds. A file that is not
-    a zip archive is left to ``open_xlsx``, which says so."""
+_T = TypeVar("_T")
+
+
+def _from_workbook(path: Path, source: str, read: Callable[[Archive], _T], otherwise: _T) -> _T:
+    """What ``read`` finds in the workbook's parts, within the guard's bounds; ``otherwise``
+    for a file that is not a zip archive, left to ``open_xlsx``, which says so."""
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError):
-        return 1, 0
+        return otherwise
     with zf, path.open("rb") as handle:
-        count, active = tabs(Archive(zf, handle, source))
+        return read(Archive(zf, handle, source))
+
+
+def sheet_tabs(path: Path, source: str) -> tuple[int, int]:
+    """(how many sheets the workbook has, at least 1; the index of the one it opens on, its
+    active tab), read from ``xl/workbook.xml``."""
+    count, active = _from_workbook(path, source, tabs, (1, 0))
     return max(count, 1), active
 
 
+def first_visible_sheet(path: Path, source: str) -> int:
+    """The index of the workbook's first sheet that is not hidden: the one a dataset is."""
+    shown: int | None = 0  # (not a zip archive: open_xlsx says what it is)
+    index = _from_workbook(path, source, first_visible, shown)
+    if index is None:
+        raise fail(
+            source,
+            "every sheet of the workbook is hidden: unhide the sheet that holds the dataset "
+            "(right-click a sheet tab, Unhide) and save",
+        )
+    return index
+
+
 @contextmanager
-def open_xlsx(path: Path, source: str, index: int = 0) -> Iterator[Table]:
-    """Sheet ``index`` (0, the first, unless a caller names another) as a Table; EmptySheet
-    when it has no value."""
+def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Table]:
+    """Sheet ``index`` (the first visible one, unless a caller names another) as a Table;
+    EmptySheet when it has no value."""
+    if index is None:
+        index = first_visible_sheet(path, source)
     which = sheet_words(index)
     check_workbook(path, source, index)
     try:

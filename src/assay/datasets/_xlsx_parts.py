@@ -5,7 +5,7 @@ calamine reads ``_rels/.rels``, ``xl/workbook.xml``, its relationships, the shar
 and the styles when a workbook is opened, and a sheet when it is asked for; every name is
 matched ignoring case. ``sheet_parts`` finds sheet n as calamine does: the n-th ``<sheet>``
 of ``xl/workbook.xml``, through its relationship id. ``tabs`` counts the sheets and finds
-the one the workbook opens on.
+the one the workbook opens on; ``first_visible`` finds the first sheet not hidden.
 """
 
 from __future__ import annotations
@@ -179,21 +179,36 @@ def sheet_parts(archive: Archive, index: int = 0) -> list[zipfile.ZipInfo]:
     ]
 
 
-def tabs(archive: Archive) -> tuple[int, int]:
-    """(how many ``<sheet>`` the workbook lists, the index of the one it opens on): the
-    ``activeTab`` of its first ``<workbookView>``, 0 when it has none, as openpyxl reads it."""
-    count = 0
+def _sheets(archive: Archive) -> tuple[list[str], int]:
+    """The ``state`` of each ``<sheet>`` the workbook lists (``visible`` when it says none;
+    ``hidden``, ``veryHidden``), and the index of the one it opens on: the ``activeTab`` of
+    its first ``<workbookView>``, 0 when it has none, as openpyxl reads it."""
+    states: list[str] = []
     active: list[int] = []
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal count
         local = local_name(name)
         if local == "sheet":
-            count += 1
+            states.append(attrs.get("state", "visible"))
         elif local == "workbookView" and not active:
             tab = attrs.get("activeTab", "0")
             active.append(int(tab) if tab.isdigit() else 0)
 
     for info in archive.entries("xl/workbook.xml"):
         archive.parse(info, start)
-    return count, active[0] if active else 0
+    return states, active[0] if active else 0
+
+
+def tabs(archive: Archive) -> tuple[int, int]:
+    """(how many ``<sheet>`` the workbook lists, the index of the one it opens on)."""
+    states, active = _sheets(archive)
+    return len(states), active
+
+
+def first_visible(archive: Archive) -> int | None:
+    """The index of the first sheet not hidden (0 when the workbook lists none: calamine
+    then says what is wrong); None when every sheet is hidden."""
+    states, _ = _sheets(archive)
+    if not states:
+        return 0
+    return next((i for i, state in enumerate(states) if state == "visible"), None)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from assay._millis import elapsed_ms
 from assay.demo.data import FIRST_FLIGHT_DAY, PASSENGER_ID, POLICIES
 
 Row = dict[str, Any]
@@ -249,7 +250,7 @@ class ToolBox:
                     "name": tool.__name__,
                     "args": args,
                     "result": result,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "duration_ms": elapsed_ms(started),
                     "error": error,
                 }
             )

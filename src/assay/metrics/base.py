@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
 from assay._isolation import described, in_daemon_thread
+from assay._millis import elapsed_ms
 from assay.results.models import (
     METRIC_KINDS,
     MetricKind,
@@ -296,12 +297,6 @@ class Metric(ABC, Generic[OptionsT]):
             evaluation_time_ms=elapsed_ms(started),
             **extra,
         )
-
-
-def elapsed_ms(started: float) -> int:
-    """Whole milliseconds since ``started`` (a ``time.perf_counter()``): a metric's
-    ``evaluation_time_ms``, an integer as the contract's example has it."""
-    return round((time.perf_counter() - started) * 1000)
 
 
 def _options_class(arg: Any) -> type[MetricOptions]:

@@ -7,7 +7,10 @@ along. Here every hop once the chain has left the first origin is sent without a
 assay holds secret: one whose name says it carries a credential (``is_secret_name``) or whose
 value holds a known secret (``REDACTOR`` masks something in it), the client session's own
 headers included; nor is a URL's user and password sent there. A hop within the origin (a
-path that moved, ``/chat`` to ``/chat/``) keeps them all, as before.
+path that moved, ``/chat`` to ``/chat/``) keeps them all, as before. So does the one upgrade
+requests and curl treat as safe: ``http://host`` (port 80) to ``https://host`` (port 443),
+the same host over TLS, which then is the origin: a later hop back to http leaves it, and
+an https request redirected to http never keeps them.
 
 As aiohttp does: 303 (and 301 or 302 after a POST) turn the request into a GET without a
 body, 307 and 308 keep both; a redirect without ``Location`` is the reply; the tenth
@@ -50,8 +53,36 @@ async def _without_credentials(
 _LEAVING_THE_ORIGIN = (_without_credentials,)
 
 
-def _origin(url: URL) -> tuple[str, str | None, int | None]:
+Origin = tuple[str, str | None, int | None]
+
+
+def _origin(url: URL) -> Origin:
     return url.scheme, url.host, url.port  # (the scheme's port when none is written)
+
+
+def is_upgrade(origin: Origin, to: Origin) -> bool:
+    """Whether ``to`` is ``origin`` moved to TLS: http on port 80 to https on port 443, the
+    same host (what requests' ``should_strip_auth`` keeps credentials for)."""
+    return origin[0] == "http" and origin[2] == 80 and to == ("https", origin[1], 443)
+
+
+class Chain:
+    """Where a chain of redirects is: still at the origin the request was sent to (moved to
+    TLS, perhaps), or gone from it, for good."""
+
+    def __init__(self, first: URL) -> None:
+        self.origin = _origin(first)
+        self.left = False
+
+    def step(self, to: URL) -> bool:
+        """Follow a redirect to ``to``; whether the chain has left the origin."""
+        there = _origin(to)
+        if not self.left and there != self.origin:
+            if is_upgrade(self.origin, there):
+                self.origin = there  # the same host over TLS: from now on, the origin
+            else:
+                self.left = True
+        return self.left
 
 
 def _next_url(current: URL, location: str) -> URL:
@@ -81,11 +112,10 @@ async def follow_redirects(
     ``REDIRECT_STATUSES``) starts; each redirect on the way is released. ``url``: the
     request's as configured (its user and password, if any, are Basic auth within the
     origin); ``RedirectFailed`` for a redirect that cannot be followed."""
-    first = _origin(response.url)
+    chain = Chain(response.url)
     # a user and password in the URL: the Basic auth aiohttp made of them, within the origin
     auth = aiohttp.BasicAuth.from_url(URL(url)) if "@" in url else None
     within = headers if auth is None else {**(headers or {}), "Authorization": auth.encode()}
-    left = False  # the chain has left the first origin: credentials stay behind from then on
     redirects = 1
     while True:
         location = response.headers.get("Location") or response.headers.get("URI")
@@ -99,7 +129,7 @@ async def follow_redirects(
             response.status in (301, 302) and method == "POST"
         ):
             method, data = "GET", None
-        left = left or _origin(next_url) != first
+        left = chain.step(next_url)  # left the origin: credentials stay behind from then on
         response = await client.request(
             method,
             next_url,

@@ -7,12 +7,12 @@ reporters render them and the dashboard serves them.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from assay._factories import empty_dict, empty_list
+from assay._millis import whole_ms
 
 SCHEMA_VERSION = "1.0"
 
@@ -48,7 +48,8 @@ class ToolInvocation(_Record):
     args: dict[str, Any] = Field(default_factory=empty_dict)
     result: Any = None
     bytes: int | None = None
-    duration_ms: float | None = None
+    # whole milliseconds, as the contract's example and HoloDeck's ToolInvocation have it
+    duration_ms: Annotated[int | None, BeforeValidator(whole_ms)] = None
     error: str | None = None
 
 
@@ -69,14 +70,6 @@ class ProcessedFile(_Record):
     text_chars: int | None = Field(default=None, description="characters of text sent")
 
 
-def _whole_ms(value: Any) -> Any:
-    """Milliseconds as a whole number: a report or store written before
-    ``evaluation_time_ms`` became an integer holds fractions (``812.4``), read as 812."""
-    if type(value) is float and math.isfinite(value):
-        return round(value)
-    return value
-
-
 class MetricResult(_Record):
     metric_name: str
     kind: MetricKind = "standard"
@@ -87,7 +80,7 @@ class MetricResult(_Record):
     error: str | None = None
     retry_count: int = 0
     # whole milliseconds, as the contract's example has it
-    evaluation_time_ms: Annotated[int, BeforeValidator(_whole_ms)] = 0
+    evaluation_time_ms: Annotated[int, BeforeValidator(whole_ms)] = 0
     model_used: str | None = None
     reasoning: str | None = None
     dimension: str | None = None

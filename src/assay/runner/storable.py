@@ -14,6 +14,9 @@ it is, and what changed is said in the result's ``warnings``:
 - every known secret (``assay.secrets.REDACTOR``) is masked in every string, keys included,
   so no escaping of the serialised JSON can hide one.
 
+A tool invocation whose result changed has its ``bytes`` measured again, from the result as
+stored (SPEC §4: the length of the JSON of ``result``).
+
 Nearly every result needs none of this, and walking it in Python costs more than the rest of
 its turn, so ``storable`` first tries to prove, mostly in C, that the walk would change
 nothing (``_clean_json``): a type check of the few free-form values, then one search of the
@@ -48,6 +51,7 @@ from assay.results.models import MetricResult, TestResult, TokenUsage, ToolInvoc
 from assay.results.rollup import all_exactly
 from assay.secrets import REDACTOR
 from assay.store._rows import Handed, Row, _parsed_to_json
+from assay.targets.base import result_bytes
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_DEPTH = 64  # free-form data nested deeper is stored as text
@@ -287,6 +291,10 @@ class _Walk:
                 updates[name] = new
         if key is not None:
             self._path.pop()
+        if "result" in updates and type(model) is ToolInvocation and fields["bytes"] is not None:
+            # ``bytes`` is the length of the JSON of the result as it is stored (a NaN stored
+            # as null, a secret masked, ...), not of the result the agent gave
+            updates["bytes"] = result_bytes(updates["result"])
         fixed = model.model_copy(update=updates) if updates else model
         self._models[id(model)] = fixed
         return fixed
@@ -775,7 +783,7 @@ def proved_rows(result: TestResult) -> Handed | None:
                 or _plain_tree(output, _ROOM)
             )
             and (size is None or (type(size) is int and INT64_MIN <= size <= INT64_MAX))
-            and (duration is None or (type(duration) is float and _isfinite(duration)))
+            and (duration is None or (type(duration) is int and INT64_MIN <= duration <= INT64_MAX))
             and (error is None or type(error) is str)
         ):
             return None

@@ -10,9 +10,13 @@ string renders to a string. In ``url``, each value rendered is percent-encoded
 inserts x as written. Unknown variables and syntax errors are found when the target is
 built (exit 2), with the field path; render failures during a run fail the turn.
 
-Header values may also carry ``${VAR}`` from the environment: the suite loader substitutes
-them (and the target not again, ``HttpTarget.env_substituted``); a target built in code gets
-the same here. Values substituted that way, and the values of credential headers
+Strings may also carry ``${VAR}`` from the environment: the suite loader substitutes them
+in ``url``, ``headers`` and ``body`` (and the target not again: ``HttpTarget.pieces``); a
+target built in code gets the same here for its headers. A value substituted that way is
+text, never template: a template is compiled with each such value as a name bound to it in
+its place (``compile_text``'s ``pieces``), so a secret holding ``{{`` is sent as it is, and
+Jinja never sees it, not even in an error. Values substituted that way, and the values of
+credential headers
 (``assay.secrets.is_secret_name``), are registered with ``REDACTOR``.
 """
 
@@ -24,7 +28,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from assay._env_vars import expand, missing_message
+from assay._env_vars import Expansion, Pieces, expand, given_pieces, missing_message
 from assay.errors import ConfigError, Problem, TargetError
 from assay.secrets import REDACTOR, is_secret_name
 
@@ -70,6 +74,9 @@ def _url_env() -> jinja2.Environment:
     return env
 
 
+# the name a value ``${VAR}`` gave is bound to in a template (``_bound_values``); not one
+# of VARIABLES, so a suite cannot write it
+_GIVEN = "_assay_given"
 _WHOLE_EXPRESSION = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\{\{|\}\}|\{%|\{#).)+)\}\}\s*$", re.S)
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 
@@ -87,7 +94,8 @@ class Compiled:
         self.constant = constant
 
 
-def _check_variables(source: str, where: str) -> frozenset[str]:
+def _check_variables(source: str, where: str, given: bool = False) -> frozenset[str]:
+    """The variables ``source`` uses; ``given``: it holds ``_GIVEN``, bound by the caller."""
     import jinja2
     from jinja2 import meta
 
@@ -95,6 +103,8 @@ def _check_variables(source: str, where: str) -> frozenset[str]:
         used = frozenset(meta.find_undeclared_variables(_env().parse(source)))
     except jinja2.TemplateSyntaxError as exc:
         raise _problem(where, f"template syntax error: {exc.message}") from None
+    if given:
+        used -= {_GIVEN}
     unknown = sorted(used - set(VARIABLES))
     if unknown:
         raise _problem(
@@ -109,15 +119,33 @@ def _failed(where: str, exc: Exception) -> TargetError:
     return TargetError(REDACTOR(f"{where}: the template failed: {exc}"))
 
 
-def compile_text(source: str, where: str, url: bool = False) -> Compiled:
+def compile_text(
+    source: str, where: str, url: bool = False, pieces: Pieces | None = None
+) -> Compiled:
     """A string template; a string without template markers is a constant. ``url``: the
-    values it renders are percent-encoded (``_url_env``)."""
+    values it renders are percent-encoded (``_url_env``). ``pieces``: ``source`` as written
+    and what each ``${VAR}`` in it gave (``Expansion.pieces``), which is text, never template:
+    Jinja gets a name bound to each value in its place (``_bound_values``)."""
+    given: list[str] = []
+    if pieces is not None and any(value for _, value in pieces):
+        bound = _bound_values(pieces)
+        if bound is None:  # no template in the text as written: the whole text is constant
+            return Compiled(lambda ctx: source, frozenset(), True)
+        source, given = bound
     if not any(m in source for m in _TEMPLATE_MARKERS):
         return Compiled(lambda ctx: source, frozenset(), True)
     import jinja2
 
-    uses = _check_variables(source, where)
-    template = (_url_env() if url else _env()).from_string(source)
+    uses = _check_variables(source, where, given=bool(given))
+    environment = _url_env() if url else _env()
+    if given:
+        from markupsafe import Markup
+
+        # as written, in a URL too (a value from ${VAR} is not percent-encoded)
+        values = {_GIVEN: [Markup(value) for value in given]}
+        template = environment.from_string(source, globals=values)
+    else:
+        template = environment.from_string(source)
 
     def render(ctx: Context) -> str:
         try:
@@ -126,6 +154,32 @@ def compile_text(source: str, where: str, url: bool = False) -> Compiled:
             raise _failed(where, exc) from None
 
     return Compiled(render, uses, False)
+
+
+def _bound_values(pieces: Pieces) -> tuple[str, list[str]] | None:
+    """The template source of ``pieces`` with each value given by ``${VAR}`` replaced by
+    ``{{ _assay_given[i] }}``, and the values; None when the text as written holds no
+    template marker. A ``{`` just before a value is text: it cannot open a tag, what follows
+    it never being template."""
+    parts: list[tuple[str, bool]] = []
+    for text, value in pieces:
+        if value and parts and not parts[-1][1] and parts[-1][0].endswith("{"):
+            written = parts[-1][0]
+            kept = written.rstrip("{")
+            parts[-1] = (kept, False)
+            text = written[len(kept) :] + text
+        parts.append((text, value))
+    if not any(m in text for text, value in parts if not value for m in _TEMPLATE_MARKERS):
+        return None
+    values: list[str] = []
+    source = []
+    for text, value in parts:
+        if value:
+            source.append(f"{{{{ {_GIVEN}[{len(values)}] }}}}")
+            values.append(text)
+        else:
+            source.append(text)
+    return "".join(source), values
 
 
 def whole_lookup(value: Any) -> str | None:
@@ -162,20 +216,30 @@ def _compile_expression(expr: str, where: str) -> Compiled:
     return Compiled(render, uses, False)
 
 
-def compile_value(value: Any, where: str) -> Compiled:
-    """A JSON tree whose strings are templates (see the module docstring)."""
+def compile_value(value: Any, where: str, pieces: Any = None) -> Compiled:
+    """A JSON tree whose strings are templates (see the module docstring); ``pieces``: the
+    tree's strings as written, apart from what their ``${VAR}``s gave (``pieces_of``),
+    which is text, never template."""
     if isinstance(value, str):
+        given = given_pieces(pieces, value)
+        if given is not None:
+            return compile_text(value, where, pieces=given)
         whole = _WHOLE_EXPRESSION.match(value)
         return _compile_expression(whole["expr"], where) if whole else compile_text(value, where)
     if isinstance(value, dict):
-        items = {k: compile_value(v, f"{where}.{k}") for k, v in value.items()}
+        within = pieces if isinstance(pieces, dict) else {}
+        items = {k: compile_value(v, f"{where}.{k}", within.get(str(k))) for k, v in value.items()}
         if all(c.constant for c in items.values()):
             return Compiled(lambda ctx: value, frozenset(), True)
         pairs = [(k, c.render) for k, c in items.items()]
         uses = frozenset().union(*(c.uses for c in items.values()))
         return Compiled(lambda ctx: {k: r(ctx) for k, r in pairs}, uses, False)
     if isinstance(value, list):
-        elements = [compile_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        held = pieces if isinstance(pieces, list) and len(pieces) == len(value) else None
+        elements = [
+            compile_value(v, f"{where}[{i}]", held[i] if held else None)
+            for i, v in enumerate(value)
+        ]
         if all(c.constant for c in elements):
             return Compiled(lambda ctx: value, frozenset(), True)
         renders = [c.render for c in elements]
@@ -184,14 +248,14 @@ def compile_value(value: Any, where: str) -> Compiled:
     return Compiled(lambda ctx: value, frozenset(), True)
 
 
-def substitute_env(value: str, where: str) -> str:
+def substitute_env(value: str, where: str) -> Expansion:
     """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment (``assay._env_vars``);
     register what was substituted as a secret."""
     expanded = expand(value)
     if expanded.missing:
         raise _problem(where, missing_message(expanded.missing[0]))
     REDACTOR.add(*expanded.values)
-    return expanded.text
+    return expanded
 
 
 def register_header_secrets(name: str, value: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from assay._imports import import_callable
 from assay._isolation import call_user_code, describe, settled
+from assay._millis import elapsed_ms
 from assay.errors import ConfigError, Problem, TargetError
 from assay.net.openai_wire import decode_arguments, function_tool
 from assay.results.models import ToolInvocation
@@ -74,7 +75,7 @@ class Toolbox:
         result: Any = None
         if problem is None:
             result, problem = await self._answer(name, args)
-        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        duration_ms = elapsed_ms(started)
         if problem is None:
             try:
                 result = plain_json(result, "result")

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assay._millis import whole_ms
 from assay._surrogates import replace_lone_surrogates
 from assay._words import clipped
 from assay.errors import TargetError
@@ -145,7 +146,7 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
         name = item["name"]
         args = args if isinstance(args, dict) else {"_value": args}
         size = result_bytes(result)  # assay measures it, always
-        duration = item.get("duration_ms")
+        duration = whole_ms(item.get("duration_ms"))  # whole milliseconds, as validation reads it
         error = None if error is None else str(error)
         fields = {
             "name": name,
@@ -156,11 +157,11 @@ def _read_tool_invocations(raw: Any) -> list[ToolInvocation]:
             "error": error,
         }
         # each field already of exactly the type validation makes (the usual call: text name
-        # and keys, no duration or a float one): made without validating; ``result`` is anything
+        # and keys, no duration or a whole one): made without validating; ``result`` is anything
         if (
             type(name) is str
             and type(args) is dict
-            and (duration is None or type(duration) is float)
+            and (duration is None or type(duration) is int)
             and (error is None or type(error) is str)
         ):
             for key in args:

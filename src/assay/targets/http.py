@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import aiohttp
 from yarl import URL
 
+from assay._env_vars import given_pieces
 from assay._json import MISSING, JsonPath
 from assay._surrogates import utf8
 from assay.errors import ConfigError, Problem, SessionLost, TargetError
@@ -308,26 +309,38 @@ class HttpTarget(ClientTarget):
     ) -> None:
         self.config = config
         self.variables = dict(variables or {})
-        self.url = compile_text(config.url, f"{where}.url", url=True)
+        # a string's pieces: as written, and what each ${VAR} gave, which is text, never
+        # template; substituted once (by the loader, or here for a config built in code's
+        # headers): a value from ${VAR} may hold "${" itself
+        url_pieces = given_pieces(config.pieces("url"), config.url)
+        self.url = compile_text(config.url, f"{where}.url", url=True, pieces=url_pieces)
         if self.url.constant:
             try:
                 host_port(config.url)
             except ValueError as exc:
                 raise ConfigError([Problem("suite", f"{where}.url", str(exc))]) from None
-        headers = (
-            dict(config.headers)  # once is all: a value from ${VAR} may hold "${" itself
-            if config.env_substituted
-            else {
-                name: substitute_env(value, f"{where}.headers.{name}")
+        if config.env_substituted:
+            written = config.pieces("headers")
+            written = written if isinstance(written, dict) else {}
+            pieces = {
+                name: given_pieces(written.get(name), value) or ((value, False),)
                 for name, value in config.headers.items()
             }
-        )
+        else:
+            pieces = {
+                name: substitute_env(value, f"{where}.headers.{name}").pieces
+                for name, value in config.headers.items()
+            }
+        headers = {name: "".join(p for p, _ in parts) for name, parts in pieces.items()}
         for name, value in headers.items():
             register_header_secrets(name, value)
         REDACTOR.add(*url_secrets(config.url))
         if config.method != "GET" and not any(h.lower() == "content-type" for h in headers):
             headers["Content-Type"] = "application/json"
-        self.headers = {n: compile_text(v, f"{where}.headers.{n}") for n, v in headers.items()}
+        self.headers = {
+            n: compile_text(v, f"{where}.headers.{n}", pieces=pieces.get(n))
+            for n, v in headers.items()
+        }
         self._constant_headers = (
             {n: str(c.render({})) for n, c in self.headers.items()}
             if all(c.constant for c in self.headers.values())
@@ -341,14 +354,15 @@ class HttpTarget(ClientTarget):
         self._request_headers = None if session_headers is not None else self._constant_headers
         self._url_text = config.url if self.url.constant else None
         self._request_url = _parsed(config.url) if self.url.constant else None
+        body_pieces = config.pieces("body")
         self.body: Compiled = compile_value(
-            DEFAULT_BODY if config.body is None else config.body, f"{where}.body"
+            DEFAULT_BODY if config.body is None else config.body, f"{where}.body", body_pieces
         )
         self.mapping = ReplyMapping(config.response, f"{where}.response")
         # a body of "{{ input }}", "{{ session_id }}" and "{{ turn_id }}" values (the
         # default's), sent with a constant URL and headers: written without rendering
         self._flat_body = (
-            _flat_body(DEFAULT_BODY if config.body is None else config.body)
+            _flat_body(DEFAULT_BODY if config.body is None else config.body, body_pieces)
             if config.method != "GET" and self.url.constant and self._constant_headers is not None
             else None
         )
@@ -493,16 +507,20 @@ def _reader(stream: bool, mapping: ReplyMapping, url: str) -> Reader[tuple[Reply
 _FLAT_NAMES = ("input", "session_id", "turn_id")  # in TurnRequest's order (see ``_send``)
 
 
-def _flat_body(body: Any) -> tuple[tuple[str, int], ...] | None:
+def _flat_body(body: Any, pieces: Any = None) -> tuple[tuple[str, int], ...] | None:
     """For an object whose values are each a whole ``{{ input }}``, ``{{ session_id }}`` or
-    ``{{ turn_id }}`` (``whole_lookup``: plain lookups, no Jinja): each key as JSON
-    with its colon, and the index of its value in ``_FLAT_NAMES``; else None."""
+    ``{{ turn_id }}`` (``whole_lookup``: plain lookups, no Jinja) as written, not given by a
+    ``${VAR}`` (``pieces``): each key as JSON with its colon, and the index of its value in
+    ``_FLAT_NAMES``; else None."""
     if type(body) is not dict:
         return None
+    written = pieces if isinstance(pieces, dict) else {}
     plan = []
     for key, value in body.items():
         name = whole_lookup(value)
         if type(key) is not str or name not in _FLAT_NAMES:
+            return None
+        if given_pieces(written.get(key), value) is not None:
             return None
         plan.append((_string(key) + ": ", _FLAT_NAMES.index(name)))
     return tuple(plan)
