@@ -150,6 +150,14 @@ async def async_blocks_on_b(query: str, session_id: str) -> str:
     return "ok"
 
 
+async def async_blocks_the_loop_on_b(query: str, session_id: str) -> str:
+    """Sync work on the event loop's thread: a signal's Python handler runs in this frame."""
+    if query == "b" and _blocked():
+        while Path(os.environ["ASSAY_TEST_BLOCK"]).exists():
+            time.sleep(0.01)
+    return "ok"
+
+
 def _cyclic() -> dict[str, Any]:
     loop: dict[str, Any] = {"name": "loop"}
     loop["self"] = loop

@@ -213,14 +213,27 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
         handler = signal.getsignal(signal.SIGINT)  # asyncio's while the loop runs
         if callable(handler):
             handler(signal.SIGINT, frame)
-        else:  # SIGINT ignored (a background job): still stop
-            raise KeyboardInterrupt
+            return
+        # SIGINT ignored (a background job): still stop, by a KeyboardInterrupt raised from
+        # the event loop's own callback, never in the frame the signal found (an agent's or
+        # a grader's code, which would record it as that turn's error and run on)
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no run going on (starting, or storing what it has)
+            raise KeyboardInterrupt from None
+        loop.call_soon_threadsafe(_interrupt)
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt() -> None:
+    raise KeyboardInterrupt
 
 
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:
