@@ -23,7 +23,7 @@ from tests.targets.agent_server import AgentServer, Step, agent_server
 
 
 def as_json_length(value: object) -> int:
-    return len(json.dumps(value, ensure_ascii=False).encode())
+    return len(json.dumps(value))
 
 
 @pytest.fixture

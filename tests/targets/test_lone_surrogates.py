@@ -23,13 +23,14 @@ CLEANED = "tool_invocations[0].result: unpaired surrogate characters replaced wi
 @pytest.mark.parametrize(
     ("result", "size"),
     [
-        ("ok \udc80", 8),  # "ok �": the quotes, 3 ASCII, U+FFFD's 3 bytes
-        ({"k": "\udcff"}, 12),  # {"k": "�"}
-        (["\ud800", "\ud800"], 14),  # ["�", "�"]
-        ("\ud83d\ude00", 6),  # a pair written as two code points: one 4-byte character
+        # json's escape of a lone surrogate is as long as U+FFFD's, stored in its place
+        ("ok \udc80", 11),  # "ok \udc80": the quotes, 3 ASCII, a 6-character escape
+        ({"k": "\udcff"}, 15),  # {"k": "\udcff"}
+        (["\ud800", "\ud800"], 20),  # ["\ud800", "\ud800"]
+        ("\ud83d\ude00", 14),  # a pair written as two code points: two escapes
     ],
 )
-def test_a_lone_surrogate_counts_as_the_replacement_character(result: Any, size: int) -> None:
+def test_a_lone_surrogate_counts_as_its_json_escape(result: Any, size: int) -> None:
     assert result_bytes(result) == size
 
 
@@ -52,7 +53,7 @@ def _assert_cleaned_call(result: dict[str, Any]) -> None:
             "name": "lookup",
             "args": {},
             "result": "ok \ufffd",
-            "bytes": 8,
+            "bytes": 11,
             "duration_ms": None,
             "error": None,
         }
@@ -214,7 +215,7 @@ def test_an_openai_tool_returning_a_lone_surrogate_costs_nothing_but_the_charact
         "lookup",
         {"x": 1},
         "abc\ufffddef",
-        11,  # "abc�def" with its quotes
+        14,  # "abc\ufffddef" with its quotes
         None,
     )
     assert result["warnings"] == [CLEANED]

@@ -81,4 +81,4 @@ def test_token_counts_given_as_strings_add_up() -> None:
 
 def test_bytes_are_measured_by_assay_not_taken_from_the_agent() -> None:
     [call] = tool_invocations([{"name": "t", "result": "é", "bytes": 99}])
-    assert call.bytes == len('"é"'.encode())  # the JSON of the result, in UTF-8: 4
+    assert call.bytes == len('"\\u00e9"')  # the JSON of the result, as HoloDeck writes it: 8

@@ -16,7 +16,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay._millis import whole_ms
-from assay._surrogates import replace_lone_surrogates
 from assay._words import clipped
 from assay.errors import TargetError
 from assay.files.model import Attachment
@@ -102,19 +101,17 @@ class Target(ABC):
 
 def result_bytes(result: Any) -> int:
     """Length of the JSON of a (plain, see ``plain_json``) tool result: the contract's
-    ``bytes``. A lone surrogate counts as the U+FFFD the result is stored with."""
+    ``bytes``, as HoloDeck measures it (``len(json.dumps(result, default=str))``: json's
+    defaults, so a non-ASCII character is its ``\\uXXXX`` escape and each character of the
+    text is one byte of it)."""
     if result is None:  # the usual results, measured without writing them out
         return 4
     if type(result) is int:
         return len(str(result))
     try:
-        text = json.dumps(result, ensure_ascii=False, default=str)
+        return len(json.dumps(result, default=str))
     except (TypeError, ValueError, RecursionError):
-        text = str(result)
-    try:
-        return len(text.encode())
-    except UnicodeEncodeError:  # a lone surrogate, which no UTF-8 holds
-        return len(replace_lone_surrogates(text).encode())
+        return len(str(result))
 
 
 def tool_invocations(
