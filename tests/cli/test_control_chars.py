@@ -283,3 +283,41 @@ def test_an_error_line_shows_the_controls_of_a_bad_suite(assay_cli: RunCli, tmp_
     )
     assert proc.returncode == 2
     assert RAW_CONTROL.search(proc.stdout + proc.stderr) is None, proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "xlsx"])
+def test_a_dataset_answer_with_controls_prints_them_escaped(
+    assay_cli: RunCli, tmp_path: Path, fmt: str
+) -> None:
+    # the Answer is test data, kept verbatim (NUL included); the failure summary, which
+    # quotes it, shows every control written out
+    answer = "Par\x00is\x1b[2J\x07\x9b2J"
+    (tmp_path / "agent.py").write_text("def respond(query, session_id):\n    return 'Rome'\n")
+    if fmt == "csv":
+        (tmp_path / "data.csv").write_text(f"Question,Answer\nCapital?,{answer}\n")
+    elif fmt == "jsonl":
+        line = json.dumps({"question": "Capital?", "answer": answer})
+        (tmp_path / "data.jsonl").write_text(line + "\n")
+    else:
+        import xlsxwriter
+
+        book = xlsxwriter.Workbook(str(tmp_path / "data.xlsx"))
+        sheet = book.add_worksheet()
+        sheet.write_row(0, 0, ["Question", "Answer"])
+        sheet.write_row(1, 0, ["Capital?", answer])
+        book.close()
+    proc = subprocess.run(
+        [ASSAY, "run", "--dataset", f"data.{fmt}", "--target", "agent:respond"],
+        cwd=tmp_path,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    both = proc.stdout + proc.stderr
+    assert RAW_CONTROL.search(both) is None, RAW_CONTROL.findall(both)
+    text = both.decode()
+    # the stored Answer holds U+FFFD for the NUL (datasets.md); the rest is written out
+    assert "expected: Par\ufffdis\\u001b[2J\\u0007\\u009b2J" in text
+    assert "expected 'Par\\x00is\\x1b[2J\\x07\\x9b2J', got 'Rome'" in text  # the reason

@@ -132,3 +132,49 @@ def test_init_refuses_a_folder_where_a_starter_file_goes_even_forced(
         "'bot/suite.yaml' is a folder"
     )
     refused(assay_cli("init", "bot", "--force"), line)
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize(
+    ("out", "why"),
+    [
+        ("/proc/assay-report.json", "No such file or directory"),  # /proc takes no new file
+        ("/proc/no-such-folder/r.json", "No such file or directory (making a folder in '/proc')"),
+    ],
+)
+def test_run_out_the_system_refuses_is_found_before_any_test_runs(
+    assay_cli: RunCli, tmp_path: Path, out: str, why: str
+) -> None:
+    # only writing finds these (root may write anywhere else): it used to be found after
+    # every test had run, exit 3
+    (tmp_path / "agent.py").write_text("def respond(query, session_id):\n    return query\n")
+    (tmp_path / "data.csv").write_text("Question,Answer\nhi,hi\n")
+    proc = assay_cli("run", "--dataset", "data.csv", "--target", "agent:respond", "--out", out)
+    line = (
+        f"error: options: --out: cannot write a report to '{out}': {why}: give a path you can "
+        "write to"
+    )
+    refused(proc, line)
+    assert json.loads(assay_cli("runs", "--json").stdout) == []  # nothing ran
+    assert proc.stdout == ""
+
+
+def test_the_check_leaves_nothing_behind_and_no_report_truncated(tmp_path: Path) -> None:
+    from assay.cli._out import unwritable
+
+    old = tmp_path / "old.json"
+    old.write_text("the last report")
+    before = old.stat()
+    assert unwritable(old) is None
+    assert old.read_text() == "the last report"  # not truncated before the run
+    assert old.stat().st_mtime_ns == before.st_mtime_ns
+    assert unwritable(tmp_path / "new.json") is None
+    assert unwritable(tmp_path / "a" / "b" / "new.json") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]  # nothing made, or left
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="needs /dev/null")
+def test_a_device_is_left_to_the_writing(tmp_path: Path) -> None:
+    from assay.cli._out import unwritable
+
+    assert unwritable(Path("/dev/null")) is None

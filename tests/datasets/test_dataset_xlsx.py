@@ -209,3 +209,106 @@ def test_a_formula_with_its_value_or_a_blank_cell_reads(
 ) -> None:
     dataset = load_dataset(_formula_sheet(tmp_path, cell))
     assert [(r.question, r.answer) for r in dataset.rows] == [("capital?", answer)]
+
+
+def _merged_warning(count: str, refs: str) -> str:
+    return (
+        f"{count} ({refs}): every cell a range covers reads as its top-left cell, as the "
+        "spreadsheet shows it (unmerge the cells and fill each one in if that is not what you "
+        "meant)"
+    )
+
+
+def test_a_session_id_merged_over_its_rows_groups_them(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["session_id", "turn_id", "Question", "Answer"])
+        sheet.merge_range(1, 0, 2, 0, "s1")  # A2:A3, as people group a conversation
+        sheet.write_row(1, 1, [1, "Cheap hotel?", "Holiday Inn"])
+        sheet.write_row(2, 1, [2, "Book it.", "Booked"])
+        sheet.merge_range(3, 0, 4, 0, "s2")
+        sheet.write_row(3, 1, [1, "Hi", "Hello"])
+        sheet.write_row(4, 1, [2, "Bye", "Goodbye"])
+
+    path = workbook(fill)
+    report = validate_dataset(path)
+    assert report.shape_line() == "MULTI-TURN — 4 rows, 2 conversations (grouped by session_id)"
+    assert report.warnings == [_merged_warning("2 merged ranges", "A2:A3, A4:A5")]
+    dataset = load_dataset(path)
+    assert [(c.session_id, [r.question for r in c.rows]) for c in dataset.conversations] == [
+        ("s1", ["Cheap hotel?", "Book it."]),
+        ("s2", ["Hi", "Bye"]),
+    ]
+
+
+def test_an_answer_merged_over_rows_is_every_rows_answer(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 1, ["Question", "Answer", "context"])  # from column B
+        sheet.write(1, 1, "Capital of France?")
+        sheet.write(2, 1, "And its capital city?")
+        sheet.merge_range(1, 2, 2, 2, "Paris")  # C2:C3
+        sheet.merge_range(1, 3, 1, 4, "ctx")  # D2:E2: E has no name, so is not filled
+        sheet.write_row(3, 1, ["Alone?", "Yes"])
+
+    dataset = load_dataset(workbook(fill))
+    assert [(r.question, r.answer, r.context) for r in dataset.rows] == [
+        ("Capital of France?", "Paris", "ctx"),
+        ("And its capital city?", "Paris", None),
+        ("Alone?", "Yes", None),
+    ]
+    assert dataset.warnings == [_merged_warning("1 merged range", "C2:C3")]
+
+
+def test_a_cell_merged_tall_over_empty_rows_makes_no_rows(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["Question", "Answer"])
+        sheet.merge_range(1, 0, 3, 0, "Tall question?")  # A2:A4 and B2:B4: one tall row
+        sheet.merge_range(1, 1, 3, 1, "Tall answer")
+        sheet.write_row(4, 0, ["Next?", "Next"])
+
+    dataset = load_dataset(workbook(fill))
+    assert [(r.row_number, r.question, r.answer) for r in dataset.rows] == [
+        (2, "Tall question?", "Tall answer"),
+        (5, "Next?", "Next"),
+    ]
+    assert dataset.warnings == []  # nothing was filled
+
+
+def test_the_warning_names_the_first_few_ranges_and_counts_them_all(workbook: Build) -> None:
+    def fill(sheet: Worksheet) -> None:
+        sheet.write_row(0, 0, ["session_id", "Question"])
+        for i in range(5):
+            sheet.merge_range(1 + 2 * i, 0, 2 + 2 * i, 0, f"s{i}")
+            sheet.write_column(1 + 2 * i, 1, [f"q{i}a", f"q{i}b"])
+
+    report = validate_dataset(workbook(fill))
+    assert report.shape_line() == "MULTI-TURN — 10 rows, 5 conversations (grouped by session_id)"
+    assert report.warnings[0] == _merged_warning("5 merged ranges", "A2:A3, A4:A5, A6:A7, ...")
+
+
+def _merged_sheet(tmp_path: Path, *refs: str) -> Path:
+    rows = (
+        row(1, text_cell("A1", "session_id"), text_cell("B1", "Question"))
+        + row(2, text_cell("A2", "s1"), text_cell("B2", "first"))
+        + row(3, text_cell("B3", "second"))
+        + row(4, text_cell("B4", "third"))
+    )
+    merges = "".join(f'<mergeCell ref="{ref}"/>' for ref in refs)
+    xml = sheet(rows).replace(
+        "</sheetData>", f'</sheetData><mergeCells count="{len(refs)}">{merges}</mergeCells>'
+    )
+    return write_xlsx(tmp_path / "merged.xlsx", xml)
+
+
+def test_overlapping_merged_ranges_are_refused(tmp_path: Path) -> None:
+    # no spreadsheet program writes them: which value a cell shows is undefined
+    path = _merged_sheet(tmp_path, "A2:A3", "A3:A4")
+    assert _problems(path) == [
+        f"{path}: row 3: merged ranges A2:A3 and A3:A4 overlap, which a spreadsheet program "
+        "never writes: unmerge them (Merge & Center off) and save"
+    ]
+
+
+def test_a_merged_range_given_twice_is_read_once(tmp_path: Path) -> None:
+    report = validate_dataset(_merged_sheet(tmp_path, "A2:A4", "A2:A4"))
+    assert report.shape_line() == "MULTI-TURN — 3 rows, 1 conversations (grouped by session_id)"
+    assert report.warnings[0] == _merged_warning("1 merged range", "A2:A4")

@@ -157,3 +157,30 @@ def test_a_lone_surrogate_in_a_jsonl_cell_exits_2_for_validate_and_run(tmp_path:
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert proc.stderr.splitlines()[0] == message
         assert "Traceback" not in proc.stderr
+
+
+def test_merged_cells_filled_are_named_in_one_warning(tmp_path: Path) -> None:
+    import xlsxwriter
+
+    path = tmp_path / "merged.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet()
+    sheet.write_row(0, 0, ["session_id", "Question", "Answer"])
+    sheet.merge_range(1, 0, 2, 0, "s1")  # a conversation grouped as people do in Excel
+    sheet.write_column(1, 1, ["Cheap hotel?", "Book it."])
+    sheet.merge_range(1, 2, 2, 2, "Holiday Inn")
+    book.close()
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "MULTI-TURN — 2 rows, 1 conversations (grouped by session_id)",
+        "columns: session_id → session_id, Question → question, Answer → answer",
+        "warning: 2 merged ranges (A2:A3, C2:C3): every cell a range covers reads as its "
+        "top-left cell, as the spreadsheet shows it (unmerge the cells and fill each one in if "
+        "that is not what you meant)",
+        "warning: no turn_id column: each conversation's turns run in the order of the rows in "
+        "the file; sorting or editing a spreadsheet reorders them silently, so add a turn_id "
+        "column",
+    ]
+    as_json = json.loads(runner.invoke(app, ["validate", str(path), "--json"]).stdout)
+    assert as_json["warnings"][0].startswith("2 merged ranges (A2:A3, C2:C3): ")

@@ -6,9 +6,10 @@ whose every sheet is hidden is refused.
 Formula cells give their cached value (what Excel last computed); one with none (a file
 written by openpyxl) is refused, for calamine would read it as blank (``_xlsx_formulas``).
 Integral numbers lose their ``.0``. Merged or blank cells in the header row are refused:
-every column needs one name of its own. A workbook calamine could not load within bounded
-memory (a stray cell at XFD1048576, a zip bomb) is refused before it is opened
-(``_xlsx_guard``).
+every column needs one name of its own; a merged range below it gives its value to every
+cell it covers, as the screen shows it (``_xlsx_merged``). A workbook calamine could not
+load within bounded memory (a stray cell at XFD1048576, a zip bomb) is refused before it is
+opened (``_xlsx_guard``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 from assay.datasets._table import Table, cell_text, fail
 from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
 from assay.datasets._xlsx_guard import check_workbook
+from assay.datasets._xlsx_merged import Span, merged_filled
 from assay.datasets._xlsx_parts import Archive, first_visible, sheet_words, tabs
 from assay.errors import DatasetError, Problem
 
@@ -99,7 +101,15 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
         if header is None:
             raise empty
         table = Table(source=source, header=header, rows=rows, first_column=start[1])
-        _refuse_merged_header(sheet, header_number - 1, table)
+        merged = sheet.merged_cell_ranges or []
+        if merged:
+            _refuse_merged_header(merged, header_number - 1, table)
+            named = len(header)  # as resolve_columns counts: trailing unnamed cells are not
+            while named and not header[named - 1].strip():
+                named -= 1
+            table.rows = merged_filled(
+                rows, merged, header_number, start[1], named, source, table.warnings
+            )
         yield table
 
 
@@ -140,8 +150,8 @@ def _numbered(
         ) from None
 
 
-def _refuse_merged_header(sheet: CalamineSheet, header_index: int, table: Table) -> None:
-    for (top, left), (bottom, right) in sheet.merged_cell_ranges or []:
+def _refuse_merged_header(merged: list[Span], header_index: int, table: Table) -> None:
+    for (top, left), (bottom, right) in merged:
         if top <= header_index <= bottom:
             span = (
                 f"{table.column_letter(left - table.first_column)}{top + 1}:"

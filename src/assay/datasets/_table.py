@@ -11,7 +11,7 @@ import datetime
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +34,9 @@ class Table:
     rows: Iterator[tuple[int, list[str]]]
     unit: Unit = "row"
     first_column: int = 0  # 0-based spreadsheet column of header[0], for column letters
+    # what the reader did that the user should know (merged cells filled), complete once
+    # ``rows`` is consumed: ``assay validate`` prints them with the file's warnings
+    warnings: list[str] = field(default_factory=list)
 
     def where(self, number: int, column: str | None = None) -> str:
         """A location for a Problem: ``row 7, column Answer``."""

@@ -105,7 +105,9 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
         rows=rows,
         conversations=tracker.conversations,
         column_map=plan.column_map,
-        warnings=column_warnings(plan, multi_turn, bool(tracker.sessions)) + tracker.warnings(),
+        warnings=table.warnings
+        + column_warnings(plan, multi_turn, bool(tracker.sessions))
+        + tracker.warnings(),
         ignored_columns=plan.ignored,
     )
 
