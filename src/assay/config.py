@@ -186,7 +186,7 @@ class TurnSpec(Strict):
 def blank_behaviour(text: str) -> bool:
     """A behaviour of a goal test's contract with nothing to judge: blank, or only full
     stops (which the contract's normalisation drops)."""
-    return not text.strip().rstrip(".").strip()
+    return not text.replace(".", "").strip()
 
 
 def _is_text(value: Any) -> bool:

@@ -387,7 +387,7 @@ def test_a_goal_test_with_impossible_limits_is_refused_at_load() -> None:
     assert problems(suite({**goal, "required": [], "prohibited": []})) == [no_behaviour]
     parse_suite(suite({**goal, "required": [], "prohibited": ["Promise a refund"]}), "s")
     # a behaviour of only full stops is empty once normalised, as a blank one is
-    for empty in ("  ", " . "):
+    for empty in ("  ", " . ", ". .", " . . "):
         assert problems(suite({**goal, "prohibited": ["Promise a refund", empty]})) == [
             "suite.yaml: tests[0]: prohibited has an empty behaviour (test 'g')"
         ]

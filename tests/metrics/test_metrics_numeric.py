@@ -143,6 +143,10 @@ def test_a_ground_truth_that_is_no_number_leaves_the_metric_not_run() -> None:
     for truth in ("five", "Paris", "  "):
         missing = build_metric("numeric", {}).missing_input(context("5", truth))
         assert missing == f"the ground truth {truth!r} is not a number"
+    # a ground truth with a digit that does not read is scored, failed: a typo fails its test
+    typo = score("numeric", "5120", "5,12O")
+    assert (typo.score, typo.passed) == (0.0, False)
+    assert typo.error == "the ground truth '5,12O' is not a number"
     # a number written in a form an option turns off is still scored, failed (HoloDeck)
     assert (
         build_metric("numeric", {"accept_percent": False}).missing_input(context("0.14", "14%"))

@@ -38,9 +38,23 @@ def test_an_agents_duration_is_read_as_whole_milliseconds(
         assert re.search(rf'"duration_ms":{expected}[,}}]', call.model_dump_json())
 
 
-def test_an_unusable_duration_fails_with_its_path() -> None:
-    with pytest.raises(Exception, match=r"tool_invocations\[0\]\.duration_ms: .*finite"):
-        tool_invocations([{"name": "t", "duration_ms": float("nan")}])
+@pytest.mark.parametrize(
+    ("duration", "expected"),
+    [
+        ("12", 12),  # a number as text, as a JSON agent may write it
+        ("12.5", 12),
+        (float("nan"), None),  # no duration (json writes NaN): not known, not a failed turn
+        (float("inf"), None),
+    ],
+)
+def test_a_number_as_text_or_no_duration_at_all_is_read(duration: Any, expected: Any) -> None:
+    (call,) = tool_invocations([{"name": "t", "duration_ms": duration}])
+    assert call.duration_ms == expected
+
+
+def test_a_duration_that_is_no_number_fails_with_its_path() -> None:
+    with pytest.raises(Exception, match=r"tool_invocations\[0\]\.duration_ms: "):
+        tool_invocations([{"name": "t", "duration_ms": "5ms"}])
 
 
 def test_a_result_written_with_fractions_reads_as_whole_milliseconds() -> None:

@@ -2,7 +2,7 @@
 and by the ``approx`` argument matcher, so they agree on what a number is. A whole string
 (``"5,120"``, ``"14.14%"``) or every number in a sentence (``"Revenue was $5,120.50 in 2021,
 up 14%"``). The ``fuzzy`` argument matcher reads numbers as HoloDeck's does instead
-(``fuzzy_separators``, ``read_fuzzy_number``), which is looser: see there.
+(``drop_fuzzy_separators``, ``read_fuzzy_number``), which is looser: see there.
 
 Thousands separators are ``,``, ``_``, the no-break space (U+00A0) and the narrow no-break
 space (U+202F), between groups of three digits (``"5,1,2,0"`` is not a number); a plain

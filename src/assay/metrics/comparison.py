@@ -118,15 +118,15 @@ class Numeric(Metric[NumericOptions]):
         self.path = None if options.response_path is None else JsonPath(options.response_path)
 
     def missing_input(self, ctx: MetricContext) -> str | None:
-        """As every metric's, and a ground truth that is no number under any reading
-        (``Paris``): there is no expected number to compare with, so the metric is not run,
-        with the reason (SPEC §5), where a suite applies it to every test. One that reads as
-        a number with an option this metric has off (``14%``) is scored, as HoloDeck's."""
+        """As every metric's, and a ground truth without a digit (``Paris``): there is no
+        expected number to compare with, so the metric is not run, with the reason (SPEC
+        §5), where a suite applies it to every test. One with a digit that does not read as
+        a number (``5,12O``, ``14%`` with accept_percent off) is scored 0 with the reason,
+        as HoloDeck's: a typo in an Answer fails its test."""
         missing = super().missing_input(ctx)
-        if missing is None and ctx.ground_truth is not None:
-            truth = ctx.ground_truth
-            if self._read_whole(truth) is None and read_number(truth) is None:
-                return f"the ground truth {shorten(truth)} is not a number"
+        truth = ctx.ground_truth
+        if missing is None and truth is not None and not any(c.isdigit() for c in truth):
+            return f"the ground truth {shorten(truth)} is not a number"
         return missing
 
     def read(self, text: str) -> float | None:
