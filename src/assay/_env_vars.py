@@ -61,7 +61,17 @@ def expand(text: str, environ: Mapping[str, str] | None = None) -> Expansion:
             result.values.add(value)
         pieces.append((value, True))
     pieces.append((text[end:], False))
-    result.pieces = tuple((piece, given) for piece, given in pieces if piece)
+    # empty pieces dropped, and the written text on either side of an empty value joined:
+    # "{${EMPTY}{ input }}" is one written "{{ input }}", as the text reads
+    kept: list[tuple[str, bool]] = []
+    for piece, given in pieces:
+        if not piece:
+            continue
+        if kept and not given and not kept[-1][1]:
+            kept[-1] = (kept[-1][0] + piece, False)
+        else:
+            kept.append((piece, given))
+    result.pieces = tuple(kept)
     result.text = "".join(piece for piece, _ in result.pieces)
     return result
 

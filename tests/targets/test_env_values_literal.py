@@ -166,3 +166,48 @@ def test_a_broken_body_template_beside_a_value_is_said_without_the_value() -> No
     assert loaded.suite.target is not None
     target = make_target(loaded.suite.target, FAST_RETRY)
     assert isinstance(target, HttpTarget) and target.body.render({}) == {"k": KEY}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "{{ input ~ ' ${LITERAL_SUFFIX}' }}",  # in an expression's string
+        "{% raw %}${LITERAL_SUFFIX}{% endraw %}{{ input }}",  # in a raw block
+    ],
+)
+def test_a_value_inside_an_expression_is_refused_at_load(
+    body: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where Jinja reads text as written, the name bound to a value would be sent in its
+    place: refused, saying where to write it, never sent wrong."""
+    monkeypatch.setenv("LITERAL_SUFFIX", "xyz")
+    suite = {"name": "s", "target": {"http": {"url": "http://127.0.0.1:9/c", "body": {"q": body}}}}
+    loaded = parse_suite(suite, "suite.yaml")
+    assert loaded.suite.target is not None
+    with pytest.raises(ConfigError) as caught:
+        make_target(loaded.suite.target, FAST_RETRY)
+    message = str(caught.value)
+    assert "a ${VAR} inside a {{ }} or {% %} expression or a raw block is not supported" in message
+    assert "xyz" not in message
+
+
+def test_an_empty_value_between_two_halves_of_a_marker_leaves_the_template_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "{${EMPTY}{ input }}" reads "{{ input }}" once the empty value is gone: a template,
+    with or without another value after it."""
+    monkeypatch.setenv("LITERAL_EMPTY", "")
+    monkeypatch.setenv("LITERAL_SUFFIX", "xyz")
+    for written, sent in [
+        ("{${LITERAL_EMPTY}{ input }}", "hi"),
+        ("{${LITERAL_EMPTY}{ input }}${LITERAL_SUFFIX}", "hixyz"),
+    ]:
+        suite = {
+            "name": "s",
+            "target": {"http": {"url": "http://127.0.0.1:9/c", "body": {"q": written}}},
+        }
+        loaded = parse_suite(suite, "suite.yaml")
+        assert loaded.suite.target is not None
+        target = make_target(loaded.suite.target, FAST_RETRY)
+        assert isinstance(target, HttpTarget)
+        assert target.body.render({"input": "hi"}) == {"q": sent}

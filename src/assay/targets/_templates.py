@@ -139,6 +139,7 @@ def compile_text(
     uses = _check_variables(source, where, given=bool(given))
     environment = _url_env() if url else _env()
     if given:
+        _given_in_place(source, where)
         from markupsafe import Markup
 
         # as written, in a URL too (a value from ${VAR} is not percent-encoded)
@@ -154,6 +155,19 @@ def compile_text(
             raise _failed(where, exc) from None
 
     return Compiled(render, uses, False)
+
+
+def _given_in_place(source: str, where: str) -> None:
+    """Refuse a ``${VAR}`` written inside an expression (``{{ input ~ '${X}' }}``) or a raw
+    block: its value is text in its place, and there the name bound to it would be sent as
+    written, not the value."""
+    for _, kind, text in _env().lex(source):
+        if kind in ("data", "string") and _GIVEN in text:
+            raise _problem(
+                where,
+                "a ${VAR} inside a {{ }} or {% %} expression or a raw block is not supported: "
+                "its value is text, never template; write it outside the braces",
+            )
 
 
 def _bound_values(pieces: Pieces) -> tuple[str, list[str]] | None:
