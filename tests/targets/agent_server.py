@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from assay.net import RetryPolicy
+from assay.targets.base import Target, TurnRequest
 from tests.fakes.gate import Gate
 from tests.fakes.hostile import Chunks, send_chunks
 
@@ -241,3 +242,16 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+async def one_turn(target: Target, server: AgentServer) -> Seen:
+    """The request ``server`` got for one turn ``hi`` sent by ``target`` (started, closed)."""
+    await target.start()
+    try:
+        await target.session("s").send(
+            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
+        )
+    finally:
+        await target.aclose()
+    (seen,) = [r for r in server.requests if r.method == "POST"]
+    return seen

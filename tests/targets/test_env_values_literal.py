@@ -17,10 +17,10 @@ from assay.cases import parse_suite
 from assay.errors import ConfigError
 from assay.target_config import HttpTarget as HttpConfig
 from assay.targets import make_target
-from assay.targets.base import Target, TurnRequest
+from assay.targets.base import Target
 from assay.targets.http import HttpTarget
 from tests.cli.conftest import ASSAY
-from tests.targets.agent_server import FAST_RETRY, AgentServer, Seen, agent_server
+from tests.targets.agent_server import FAST_RETRY, AgentServer, agent_server, one_turn
 
 TENANT = "ten{{ input }}{% if true %}IF{% endif %}{# c #}"
 KEY = "k3y{{ 7 * 7 }}-{{ cd"
@@ -43,19 +43,6 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITERAL_TENANT", TENANT)
     monkeypatch.setenv("LITERAL_KEY", KEY)
     monkeypatch.setenv("LITERAL_BRACE", "{ input }}")
-
-
-async def one_turn(target: Target, server: AgentServer) -> Seen:
-    """The request the agent got for one turn ``hi``."""
-    await target.start()
-    try:
-        await target.session("s").send(
-            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
-        )
-    finally:
-        await target.aclose()
-    (seen,) = [r for r in server.requests if r.method == "POST"]
-    return seen
 
 
 async def sent_headers(target: Target, server: AgentServer) -> dict[str, str]:

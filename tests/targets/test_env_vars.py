@@ -10,9 +10,8 @@ from assay._env_vars import expand
 from assay.cases import parse_suite
 from assay.target_config import HttpTarget as HttpConfig
 from assay.targets import make_target
-from assay.targets.base import TurnRequest
 from assay.targets.http import HttpTarget
-from tests.targets.agent_server import FAST_RETRY, AgentServer
+from tests.targets.agent_server import FAST_RETRY, AgentServer, one_turn
 
 # (environment, text, what both read it as); None: the variable is unset
 CASES = [
@@ -48,14 +47,7 @@ async def test_the_loader_and_the_http_target_read_it_alike(
     target = HttpTarget(
         HttpConfig.model_validate({"url": server.chat_url, "headers": {"X-V": text}}), FAST_RETRY
     )
-    await target.start()
-    try:
-        await target.session("s").send(
-            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
-        )
-    finally:
-        await target.aclose()
-    (seen,) = [r for r in server.requests if r.method == "POST"]
+    seen = await one_turn(target, server)
     assert seen.headers.get("X-V") == value
 
 
@@ -85,13 +77,6 @@ async def test_a_suite_header_is_substituted_once(
     )
     assert loaded.suite.target is not None
     target = make_target(loaded.suite.target, retries=FAST_RETRY)
-    await target.start()
-    try:
-        await target.session("s").send(
-            TurnRequest(input="hi", session_id="s", turn_id="1", turn_index=0)
-        )
-    finally:
-        await target.aclose()
-    (seen,) = server.requests
+    seen = await one_turn(target, server)
     assert seen.headers["X-Key"] == value
     assert seen.headers["X-Both"] == f"k={value};t=1"
