@@ -65,14 +65,14 @@ def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
     assert by_name["a"]["passed"] and by_name["c"]["passed"]
 
 
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")])
 def test_os_exit_on_a_thread_the_agent_started_is_a_warning_not_a_traceback(
-    assay_cli: RunCli, tmp_path: Path
+    assay_cli: RunCli, tmp_path: Path, workers: tuple[str, ...]
 ) -> None:
     """No turn awaits that thread: it ends, the run says so on stderr and goes on. Before,
     a raw traceback of ``ExitCalled`` on stderr."""
-    code, stderr, report = run_report(
-        assay_cli, tmp_path, str(suite(tmp_path, "os_exits_on_a_thread_on_b"))
-    )
+    path = suite(tmp_path, "os_exits_on_a_thread_on_b", tests="abcd")
+    code, stderr, report = run_report(assay_cli, tmp_path, str(path), *workers)
     assert code == 0, stderr
     assert "Traceback" not in stderr and "ExitCalled" not in stderr
     assert (
@@ -80,7 +80,18 @@ def test_os_exit_on_a_thread_the_agent_started_is_a_warning_not_a_traceback(
         "('agents-own'): that thread ended there, and the run goes on"
     ) in stderr
     assert report["run"]["status"] == "completed"
-    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c", "d"]
+
+
+def test_loop_stop_on_a_worker_fails_only_its_turn(assay_cli: RunCli, tmp_path: Path) -> None:
+    """A worker's event loop is guarded as the run's. Before, the worker's run ended."""
+    path = suite(tmp_path, "stops_the_loop_on_b", tests="abcd")
+    code, stderr, report = run_report(assay_cli, tmp_path, str(path), "--workers", "2")
+    assert code == 1, stderr
+    assert "running on 2 worker processes (--workers)" in stderr
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert [by_name[t]["passed"] for t in "abcd"] == [True, False, True, True]
+    assert by_name["b"]["errors"] == [f"Agent invocation error: {STOPPED}"]
 
 
 @pytest.mark.parametrize(
