@@ -7,10 +7,12 @@ false pass). The callers here catch ``BaseException`` and keep only the runner's
 cancellation (a turn or metric time limit, or Ctrl-C, which asyncio delivers as the
 cancellation of every task): ``runner_cancelling`` tells the two apart.
 
-Two more ways out are closed while a run goes (``user_code_guarded``, around the run's
+More ways out are closed while a run goes (``user_code_guarded``, around the run's
 execution): ``os._exit`` called in the run's process, or in one of its workers
 (``exit_guarded``), raises ``ExitCalled`` instead, where the code called it (forked
-children of the user's code, whose pid differs, still exit); and a cancellation the
+children of the user's code, whose pid differs, still exit; on a thread the user's code
+started, which no turn awaits, it ends that thread with a warning); the ``stop()`` of an
+event loop the run owns raises ``StopCalled`` (``loop_stop_guarded``); and a cancellation the
 user's code makes of its own task (``asyncio.current_task().cancel()``) is taken back and
 becomes ``OwnCancellation``, that turn's or metric's error. A cancellation is assay's when
 the run's task is being cancelled (Ctrl-C, SIGTERM, ``RunJob.cancel``, the caller's) or one
@@ -49,6 +51,12 @@ class ExitCalled(BaseException):  # noqa: N818  (named for what the code did)
         self.code = code
 
 
+class StopCalled(BaseException):  # noqa: N818  (named for what the code did)
+    """What the run's event loop's ``stop()`` raises while guarded (``loop_stop_guarded``):
+    the caller's turn or metric fails with it, instead of the loop stopping under the run
+    (``asyncio.run``'s "Event loop stopped before Future completed": no run, no report)."""
+
+
 class OwnCancellation(BaseException):  # noqa: N818
     """Stands for a cancellation the user's code made of its own task, taken back
     (``settled``): its turn's or metric's error, and not the run's end."""
@@ -61,6 +69,8 @@ _run_task: contextvars.ContextVar[tuple[int, asyncio.Task[Any]] | None] = contex
 )
 # the tasks one of assay's deadlines cancelled, with how many, until each is left
 _expired: weakref.WeakKeyDictionary[asyncio.Task[Any], int] = weakref.WeakKeyDictionary()
+# the runs' tasks guarded in this process, for a signal to stop (``stop_runs_here``)
+_runs: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
 _guard_lock = threading.Lock()
 _guards = 0  # runs (or shards) guarding os._exit in this process (the dashboard's worker: one)
 _guard_pid = 0
@@ -74,6 +84,27 @@ def _guarded_exit(code: int) -> NoReturn:
     if os.getpid() != _guard_pid:
         _real_exit(code)
     raise ExitCalled(code)
+
+
+def _thread_ended(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` while guarded: ``os._exit`` on a thread the user's code
+    started (no turn awaits it, so none can fail) ends that thread, with a warning and no
+    traceback; anything else as before."""
+    if not isinstance(args.exc_value, ExitCalled):
+        _previous_hook(args)
+        return
+    name = clipped(str(getattr(args.thread, "name", "")), 200)
+    words = _exit_words(args.exc_value)[0]
+    with contextlib.suppress(Exception):  # stderr closed by the same code: nothing to tell
+        print(
+            f"warning: {words} was called on a thread the agent's or a grader's code started "
+            f"({name!r}): that thread ended there, and the run goes on",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+_previous_hook: Callable[[threading.ExceptHookArgs], Any] = threading.excepthook
 
 
 def _set_exit(function: Callable[[int], NoReturn]) -> None:
@@ -90,10 +121,37 @@ def user_code_guarded(task: asyncio.Task[Any]) -> Iterator[None]:
     context: the run's tasks)."""
     with exit_guarded():
         token = _run_task.set((os.getpid(), task))
+        _runs.add(task)
         try:
             yield
         finally:
+            _runs.discard(task)
             _run_task.reset(token)
+
+
+def stop_runs_here() -> bool:
+    """From a signal's handler: cancel every run going on in this process (False: none is),
+    as asyncio's Ctrl-C cancels its main task. A run whose loop is this thread's is
+    cancelled at once, even while the user's code holds the loop: what that code raises
+    from then on belongs to the stop (``runner_cancelling``); another's, by its loop."""
+    runs = [task for task in list(_runs) if not task.done()]
+    try:
+        here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    for task in runs:
+        loop = task.get_loop()
+        with contextlib.suppress(RuntimeError):  # its loop closed: that run has ended
+            if loop is here:
+                task.cancel()
+                loop.call_soon_threadsafe(_wake)  # a loop waiting in select() sees it now
+            else:
+                loop.call_soon_threadsafe(task.cancel)
+    return bool(runs)
+
+
+def _wake() -> None:
+    """Nothing: a callback that wakes the event loop."""
 
 
 @contextlib.contextmanager
@@ -103,15 +161,18 @@ def exit_guarded() -> Iterator[None]:
     in threads; the last to end restores ``os._exit``. A process forked while guarded (a
     worker) inherits the guard, which is its parent's (its ``os._exit`` exits): a guard of
     its own starts the count anew, for its own pid."""
-    global _guards, _guard_pid, _real_exit
+    global _guards, _guard_pid, _real_exit, _previous_hook
     with _guard_lock:
         if _guard_pid != os.getpid():  # forked from a guarded process: the count is its
             _guards = 0
         if _guards == 0:
             if os._exit is not _guarded_exit:  # else forked while guarded: _real_exit is known
                 _real_exit = os._exit
+            if threading.excepthook is not _thread_ended:  # else forked while guarded
+                _previous_hook = threading.excepthook
             _guard_pid = os.getpid()
             _set_exit(_guarded_exit)
+            threading.excepthook = _thread_ended
         _guards += 1
     try:
         yield
@@ -120,6 +181,33 @@ def exit_guarded() -> Iterator[None]:
             _guards -= 1
             if _guards == 0 and os._exit is _guarded_exit:  # unless replaced meanwhile
                 _set_exit(_real_exit)
+            if _guards == 0 and threading.excepthook is _thread_ended:
+                threading.excepthook = _previous_hook
+
+
+@contextlib.contextmanager
+def loop_stop_guarded(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Around a run (or a worker's share of one) on an event loop of its own: the loop's
+    ``stop()``, called by the user's code, raises ``StopCalled`` there instead. asyncio
+    stops the loop itself once the run's task is done, after this. A loop whose attributes
+    cannot be set (uvloop's) stays unguarded; a guard within a guard changes nothing."""
+    if getattr(loop, "stop", None) is _guarded_stop:
+        yield
+        return
+    try:
+        loop.stop = _guarded_stop  # type: ignore[method-assign]
+    except AttributeError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError):
+            del loop.stop  # the class's again
+
+
+def _guarded_stop() -> NoReturn:
+    raise StopCalled
 
 
 def cancel_at_deadline(task: asyncio.Task[Any]) -> None:
@@ -193,6 +281,8 @@ def described(exc: BaseException) -> tuple[str, str]:
     that has one, else the description itself (its type's name, ``SystemExit(0)``), so
     never blank. Both clipped to ``MESSAGE_LIMIT``; ``__str__`` is called once, and the
     message is cut from the description, so it is a plain ``str`` whatever it returned."""
+    if isinstance(exc, StopCalled):
+        return _STOP_WORDS, _STOP_WORDS
     if isinstance(exc, ExitCalled | OwnCancellation):
         return (_OWN_WORDS, _OWN_WORDS) if isinstance(exc, OwnCancellation) else _exit_words(exc)
     try:
@@ -210,6 +300,7 @@ def described(exc: BaseException) -> tuple[str, str]:
     return text, text
 
 
+_STOP_WORDS = "asyncio's loop.stop() (it would have stopped the run)"
 _OWN_WORDS = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
 
 

@@ -19,6 +19,7 @@ from tests.cli.conftest import ASSAY, REPO, RunCli
 
 AGENTS = "tests.runner.hostile_agents"
 EXITED = "os._exit(0) (it would have ended the run)"
+STOPPED = "asyncio's loop.stop() (it would have stopped the run)"
 CANCELLED = "CancelledError: the code cancelled its own task (asyncio.current_task().cancel())"
 
 
@@ -49,6 +50,7 @@ def run_report(assay_cli: RunCli, tmp_path: Path, *args: str) -> tuple[int, str,
         ("async_os_exits_on_b", f"Agent invocation error: {EXITED}"),
         ("cancels_itself_on_b", f"Agent invocation error: {CANCELLED}"),  # 130, before
         ("cancels_itself_quietly_on_b", f"Agent invocation error: {CANCELLED}"),
+        ("stops_the_loop_on_b", f"Agent invocation error: {STOPPED}"),  # exit 3, before
     ],
 )
 def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
@@ -61,6 +63,35 @@ def test_sys_exit_or_a_fake_ctrl_c_is_not_a_pass(
     assert sorted(by_name) == ["a", "b", "c"]
     assert by_name["b"]["status"] == "error" and by_name["b"]["errors"] == [error]
     assert by_name["a"]["passed"] and by_name["c"]["passed"]
+
+
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")])
+def test_os_exit_on_a_thread_the_agent_started_is_a_warning_not_a_traceback(
+    assay_cli: RunCli, tmp_path: Path, workers: tuple[str, ...]
+) -> None:
+    """No turn awaits that thread: it ends, the run says so on stderr and goes on. Before,
+    a raw traceback of ``ExitCalled`` on stderr."""
+    path = suite(tmp_path, "os_exits_on_a_thread_on_b", tests="abcd")
+    code, stderr, report = run_report(assay_cli, tmp_path, str(path), *workers)
+    assert code == 0, stderr
+    assert "Traceback" not in stderr and "ExitCalled" not in stderr
+    assert (
+        f"warning: {EXITED} was called on a thread the agent's or a grader's code started "
+        "('agents-own'): that thread ended there, and the run goes on"
+    ) in stderr
+    assert report["run"]["status"] == "completed"
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c", "d"]
+
+
+def test_loop_stop_on_a_worker_fails_only_its_turn(assay_cli: RunCli, tmp_path: Path) -> None:
+    """A worker's event loop is guarded as the run's. Before, the worker's run ended."""
+    path = suite(tmp_path, "stops_the_loop_on_b", tests="abcd")
+    code, stderr, report = run_report(assay_cli, tmp_path, str(path), "--workers", "2")
+    assert code == 1, stderr
+    assert "running on 2 worker processes (--workers)" in stderr
+    by_name = {r["test_name"]: r for r in report["results"]}
+    assert [by_name[t]["passed"] for t in "abcd"] == [True, False, True, True]
+    assert by_name["b"]["errors"] == [f"Agent invocation error: {STOPPED}"]
 
 
 @pytest.mark.parametrize(
@@ -147,7 +178,7 @@ def _wait_for(path: Path, proc: subprocess.Popen[str], limit_s: float = 60) -> N
     deadline = time.monotonic() + limit_s
     while not path.exists():
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the agent was never called"
+        assert time.monotonic() < deadline, f"the agent never made {path.name}"
         time.sleep(0.05)
 
 
@@ -224,6 +255,93 @@ def test_sigterm_with_ctrl_c_ignored_stops_the_run_and_is_no_agents_error(
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     run_id = re.search(r"assay run --resume (\w+)", stderr)
     assert run_id is not None, stderr
+    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
+    assert code == 0
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+    assert all(r["status"] == "passed" for r in report["results"]), report["results"]
+
+
+def _start_blocked(
+    tmp_path: Path, ctrl_c: signal.Handlers
+) -> tuple[subprocess.Popen[str], Path, str]:
+    """``assay run`` of a, b, c in one process, whose async agent holds the event loop in
+    test b while the block file exists; Ctrl-C as given (ignored: a background job)."""
+    block = tmp_path / "block"
+    block.touch()
+    store = f"sqlite:///{tmp_path / 'a.db'}"
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ASSAY_TEST_BLOCK": str(block)}
+    path = suite(tmp_path, "async_blocks_the_loop_on_b")
+    args = [ASSAY, "run", str(path), "--store", store, "--concurrency", "1", "--workers", "1"]
+    proc = subprocess.Popen(
+        args,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, ctrl_c),
+    )
+    _wait_for(Path(f"{block}.started"), proc)  # the agent is inside test b's turn
+    return proc, block, store
+
+
+STOPS = [
+    pytest.param(signal.SIGINT, signal.SIG_DFL, id="ctrl-c"),
+    pytest.param(signal.SIGTERM, signal.SIG_DFL, id="sigterm"),
+    pytest.param(signal.SIGTERM, signal.SIG_IGN, id="sigterm-background"),  # Ctrl-C ignored
+]
+
+
+@pytest.mark.parametrize(("sent", "ctrl_c"), STOPS)
+def test_a_stop_while_an_async_agent_holds_the_loop_runs_no_further_test(
+    assay_cli: RunCli, tmp_path: Path, sent: signal.Signals, ctrl_c: signal.Handlers
+) -> None:
+    """The stop reaches the run while the agent works synchronously on the event loop's
+    thread: its turn ends as it can, and the run stops there. Before, every test left ran
+    (the agent never awaits, so the run never waited), then exit 130."""
+    proc, block, store = _start_blocked(tmp_path, ctrl_c)
+    try:
+        proc.send_signal(sent)
+        _wait_for(Path(f"{block}.stopped"), proc)  # the stop is the run's, the agent still busy
+        block.unlink()  # the agent returns
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert "interrupted: 2 tests stored" in stderr  # a and b; c never started
+    run_id = re.search(r"assay run --resume (\w+)", stderr)
+    assert run_id is not None, stderr
+    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
+    assert code == 0
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(("sent", "ctrl_c"), STOPS)
+def test_a_second_stop_ends_a_run_whose_async_agent_keeps_the_loop(
+    assay_cli: RunCli, tmp_path: Path, sent: signal.Signals, ctrl_c: signal.Handlers
+) -> None:
+    """A second Ctrl-C or SIGTERM stops the run at once, while the agent goes on holding
+    the event loop: exit 130, a stored, the run interrupted and resumable. Before, a second
+    SIGTERM was ignored (the run went on until the agent returned: never, here)."""
+    proc, block, store = _start_blocked(tmp_path, ctrl_c)
+    try:
+        proc.send_signal(sent)
+        _wait_for(Path(f"{block}.stopped"), proc)  # the first was taken: the run is stopping
+        proc.send_signal(sent)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert "interrupted: 1 test stored" in stderr
+    runs = assay_cli("runs", "--store", store, cwd=REPO)
+    assert "interrupted" in runs.stdout
+    run_id = re.search(r"assay run --resume (\w+)", stderr)
+    assert run_id is not None, stderr
+    block.unlink()  # the agent answers at once now
     code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
     assert code == 0
     assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]

@@ -113,6 +113,21 @@ async def exits_from_a_callback_on_b(query: str, session_id: str) -> str:
     return "ok"
 
 
+def os_exits_on_a_thread_on_b(query: str, session_id: str) -> str:
+    """``os._exit(0)`` on a thread of its own, which it waits for."""
+    if query == "b":
+        thread = threading.Thread(target=os._exit, args=(0,), name="agents-own")
+        thread.start()
+        thread.join()
+    return "ok"
+
+
+async def stops_the_loop_on_b(query: str, session_id: str) -> str:
+    if query == "b":
+        asyncio.get_running_loop().stop()
+    return "ok"
+
+
 def interrupts_on_b(query: str, session_id: str) -> str:
     if query == "b":
         raise KeyboardInterrupt
@@ -151,9 +166,14 @@ async def async_blocks_on_b(query: str, session_id: str) -> str:
 
 
 async def async_blocks_the_loop_on_b(query: str, session_id: str) -> str:
-    """Sync work on the event loop's thread: a signal's Python handler runs in this frame."""
+    """Sync work on the event loop's thread: a signal's Python handler runs in this frame.
+    Marks (ASSAY_TEST_BLOCK + ".stopped") when its task's cancellation was asked for."""
     if query == "b" and _blocked():
-        while Path(os.environ["ASSAY_TEST_BLOCK"]).exists():
+        task = asyncio.current_task()
+        flag = os.environ["ASSAY_TEST_BLOCK"]
+        while Path(flag).exists():
+            if task is not None and task.cancelling():
+                Path(flag + ".stopped").touch()
             time.sleep(0.01)
     return "ok"
 

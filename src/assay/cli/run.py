@@ -201,39 +201,36 @@ def run(
 @contextmanager
 def _sigterm_as_ctrl_c() -> Iterator[None]:
     """SIGTERM (a cancelled CI job, ``kill``) stops the run as Ctrl-C does: the run is
-    marked interrupted and resumable, exit 130, instead of staying "running" forever."""
+    marked interrupted and resumable, exit 130, instead of staying "running" forever. As
+    with Ctrl-C, the first stops the run where it next waits (an async agent that holds the
+    event loop keeps it until its turn ends); a second forces the stop at once, in the code
+    the signal found."""
 
-    stopping = False
+    signals = 0
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        if stopping:  # once is enough: let the run store what it has and end
-            return
-        stopping = True
+        nonlocal signals
+        signals += 1
         handler = signal.getsignal(signal.SIGINT)  # asyncio's while the loop runs
-        if callable(handler):
+        if callable(handler):  # its first cancels the run, its second raises in the frame
             handler(signal.SIGINT, frame)
             return
-        # SIGINT ignored (a background job): still stop, by a KeyboardInterrupt raised from
-        # the event loop's own callback, never in the frame the signal found (an agent's or
-        # a grader's code, which would record it as that turn's error and run on)
-        import asyncio
+        # SIGINT ignored (a background job): the run's task is cancelled as asyncio's
+        # Ctrl-C cancels it, never by a KeyboardInterrupt raised in the frame the signal
+        # found (an agent's or a grader's code, which would record it as that turn's error
+        # and run on); the second one raises it there, as a second Ctrl-C does, which is
+        # then the run's stop
+        if signals == 1 and stop_runs_here():
+            return
+        raise KeyboardInterrupt  # no run going on (starting, or storing what it has)
 
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no run going on (starting, or storing what it has)
-            raise KeyboardInterrupt from None
-        loop.call_soon_threadsafe(_interrupt)
+    from assay._isolation import stop_runs_here
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupt() -> None:
-    raise KeyboardInterrupt
 
 
 def _outputs(out: list[Path], fmt: list[str]) -> list[tuple[Path | None, str]]:

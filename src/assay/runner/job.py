@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from assay._isolation import describe, user_code_guarded
+from assay._isolation import describe, loop_stop_guarded, user_code_guarded
 from assay._words import counted
 from assay.cases import LoadedSuite
 from assay.cases.models import TestCase
@@ -294,13 +294,18 @@ class RunJob:
         the outcome is then the interrupted run's. Not from inside a running event loop:
         await ``execute_async`` there."""
         try:
-            return asyncio.run(self.execute_async())
+            return asyncio.run(self._execute_on_own_loop())
         except (KeyboardInterrupt, asyncio.CancelledError):
             if self.outcome is None or not self.outcome.interrupted:
                 raise  # before the run was stored, or during its clean-up
             return self.outcome
         except SystemExit as exc:  # from no turn: a callback or task the user's code left
             raise RunCutShort(self._cut_short(exc)) from None
+
+    async def _execute_on_own_loop(self) -> JobOutcome:
+        """``execute_async`` on a loop the run owns: the user's code cannot stop it."""
+        with loop_stop_guarded(asyncio.get_running_loop()):
+            return await self.execute_async()
 
     def _cut_short(self, exc: SystemExit) -> str:
         """Why the run stopped when ``SystemExit`` left its event loop (asyncio lets it out

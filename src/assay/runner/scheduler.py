@@ -78,8 +78,14 @@ async def run_cases(
     items: Iterator[tuple[int, TestCase, int]] = iter(work)
 
     async def worker() -> None:
+        task = asyncio.current_task()
+        assert task is not None  # gathered: a task
         for position, case, repeat_index in items:
             on_result(position, await run_one(case, target, settings, repeat_index))
+            if task.cancelling():
+                # the run was stopped (Ctrl-C) while an async agent held the event loop and
+                # the test never waited since: the stop is taken here, before the next test
+                await asyncio.sleep(0)
 
     # a million workers for three tests would cost a gigabyte and run nothing sooner
     workers = max(1, min(concurrency, len(work))) if isinstance(work, Sized) else concurrency

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from assay._isolation import ExitCalled, describe, exit_guarded
+from assay._isolation import ExitCalled, describe, exit_guarded, loop_stop_guarded
 from assay.cases.models import TestCase
 from assay.net.limits import share_limits
 from assay.results.models import TestResult
@@ -119,7 +119,7 @@ class _Shard:
 async def _opened(spec: ShardSpec) -> AsyncIterator[_Shard]:
     """The shard, open, with ``os._exit`` guarded as in the run's process: the user's code
     (the agent's import included) fails its own turn or metric, not the worker."""
-    with exit_guarded():
+    with exit_guarded(), loop_stop_guarded(asyncio.get_running_loop()):  # the worker's own
         async with _Shard(spec) as shard:
             yield shard
 
