@@ -221,46 +221,6 @@ def test_a_real_ctrl_c_still_interrupts_and_the_run_resumes(
     assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
 
 
-def test_sigterm_with_ctrl_c_ignored_stops_the_run_and_is_no_agents_error(
-    assay_cli: RunCli, tmp_path: Path
-) -> None:
-    """A background job (Ctrl-C ignored) stopped by SIGTERM while an async agent works on
-    the event loop's thread: the stop is the run's (exit 130, resumable), never recorded as
-    that agent's turn's KeyboardInterrupt with the run going on."""
-    block = tmp_path / "block"
-    block.touch()
-    store = f"sqlite:///{tmp_path / 'a.db'}"
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ASSAY_TEST_BLOCK": str(block)}
-    path = suite(tmp_path, "async_blocks_the_loop_on_b")
-    args = [ASSAY, "run", str(path), "--store", store, "--concurrency", "1", "--workers", "1"]
-    proc = subprocess.Popen(
-        args,
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # as `cmd &` does
-    )
-    try:
-        _wait_for(Path(f"{block}.started"), proc)  # the agent is inside test b's turn
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(1)  # (for the handler to run in the agent's frame; any order must pass)
-        block.unlink()  # the agent returns
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-    run_id = re.search(r"assay run --resume (\w+)", stderr)
-    assert run_id is not None, stderr
-    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
-    assert code == 0
-    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
-    assert all(r["status"] == "passed" for r in report["results"]), report["results"]
-
-
 def _start_blocked(
     tmp_path: Path, ctrl_c: signal.Handlers
 ) -> tuple[subprocess.Popen[str], Path, str]:
