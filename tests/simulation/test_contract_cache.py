@@ -38,6 +38,18 @@ def judged_behaviours(model: GoalModel) -> str:
     return model.seen["judge"][-1]["messages"][-1]["content"].split("<conversation>")[0]
 
 
+def derived_contract_file(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> tuple[Path, Path, dict[str, Any]]:
+    """The suite of GOAL run once (its contract derived and written next to it): the
+    suite, the contract file, and the file as data, to edit."""
+    model.user = two_turns()
+    path = goal_suite(tmp_path, agent, llm, [GOAL])
+    only(run_suite(path))
+    file = contract_file(tmp_path, GOAL["goal"])
+    return path, file, yaml.safe_load(file.read_text())
+
+
 def test_the_second_run_derives_nothing_and_the_file_is_reviewable(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:
@@ -77,11 +89,7 @@ def test_the_second_run_derives_nothing_and_the_file_is_reviewable(
 def test_an_edited_contract_file_wins(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:
-    model.user = two_turns()
-    path = goal_suite(tmp_path, agent, llm, [GOAL])
-    only(run_suite(path))
-    file = contract_file(tmp_path, GOAL["goal"])
-    edited = yaml.safe_load(file.read_text())
+    path, file, edited = derived_contract_file(tmp_path, agent, llm, model)
     edited["required"] = []
     edited["prohibited"] = [{"behaviour": "Mention a competitor airline", "from": "restrictions"}]
     file.write_text(yaml.safe_dump(edited))
@@ -296,11 +304,7 @@ def test_a_contract_file_edited_by_hand_is_normalised_as_a_derived_one(
     as a negation is the behaviour itself, a required refusal is a prohibition, white space
     is one space, a final full stop goes and a repeated behaviour counts once; the file,
     a person's, is left as written."""
-    model.user = two_turns()
-    path = goal_suite(tmp_path, agent, llm, [GOAL])
-    only(run_suite(path))
-    file = contract_file(tmp_path, GOAL["goal"])
-    edited = yaml.safe_load(file.read_text())
+    path, file, edited = derived_contract_file(tmp_path, agent, llm, model)
     edited["required"] = [
         {"behaviour": "  stay   within the refund\tpolicy. ", "from": "goal"},
         {"behaviour": "Stay within the refund policy", "from": "restrictions"},
@@ -343,11 +347,7 @@ def test_a_contract_file_edited_by_hand_is_normalised_as_a_derived_one(
 def test_an_empty_behaviour_in_a_contract_file_is_an_error_naming_it(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:
-    model.user = two_turns()
-    path = goal_suite(tmp_path, agent, llm, [GOAL])
-    only(run_suite(path))
-    file = contract_file(tmp_path, GOAL["goal"])
-    edited = yaml.safe_load(file.read_text())
+    path, file, edited = derived_contract_file(tmp_path, agent, llm, model)
     edited["prohibited"] = [{"behaviour": "Promise a refund", "from": "goal"}]
     edited["prohibited"].append({"behaviour": "  . ", "from": "goal"})
     file.write_text(yaml.safe_dump(edited))
