@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
-from assay.datasets._table import Table, cell_text, fail
+from assay.datasets._table import Table, cell_text, fail, named_width
 from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
 from assay.datasets._xlsx_guard import check_workbook
 from assay.datasets._xlsx_merged import Span, merged_filled
@@ -104,11 +104,8 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
         merged = sheet.merged_cell_ranges or []
         if merged:
             _refuse_merged_header(merged, header_number - 1, table)
-            named = len(header)  # as resolve_columns counts: trailing unnamed cells are not
-            while named and not header[named - 1].strip():
-                named -= 1
             table.rows = merged_filled(
-                rows, merged, header_number, start[1], named, source, table.warnings
+                rows, merged, header_number, start[1], named_width(header), source, table.warnings
             )
         yield table
 

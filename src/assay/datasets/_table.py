@@ -47,6 +47,15 @@ class Table:
         return column_letters(self.first_column + index + 1)
 
 
+def named_width(header: list[str]) -> int:
+    """How many of the header's cells are columns: up to its last one with a name (blank
+    cells after it name no column; a value under one is an error of its row)."""
+    width = len(header)
+    while width and not header[width - 1].strip():
+        width -= 1
+    return width
+
+
 def column_letters(number: int) -> str:
     """A spreadsheet's name for column ``number``, counted from 1: ``1`` → ``A``,
     ``16384`` → ``XFD``."""

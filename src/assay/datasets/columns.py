@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assay.datasets._table import Table
+from assay.datasets._table import Table, named_width
 from assay.errors import DatasetError, Problem
 
 QUESTION = "question"
@@ -123,8 +123,7 @@ def resolve_columns(table: Table) -> ColumnPlan:
     # a field assay reads: ignored, with a warning naming it (``column_warnings``)
     unnamed: list[str] = []
     if table.unit == "row":
-        while width and not header[width - 1]:
-            width -= 1
+        width = named_width(header)
         unnamed = [table.column_letter(i) for i in range(width) if not header[i]]
     index: dict[str, int] = {}
     ignored: list[str] = []
