@@ -137,7 +137,8 @@ def _turn(
     if not isinstance(step, dict) or text(step.get("input")) is None:
         out.skip(item, "input", "missing or empty: assay needs something to send")
         return None
-    _refused_fields(step, path.partition(".")[2], ("ground_truth",))
+    within = path.partition(".")[2]  # where in the test case: "turns[1]", or "" for its own
+    _refused_fields(step, within, ("ground_truth",))
     turn: dict[str, Any] = {"input": text(step["input"])}
     if text(step.get("ground_truth")) is not None:
         turn["ground_truth"] = text(step["ground_truth"])
@@ -145,7 +146,7 @@ def _turn(
     if context:
         turn["context"] = context
     expected = listed(step.get("expected_tools"), out.source, f"{path}.expected_tools", _TOOLS)
-    tools = _tools(expected, path.partition(".")[2])
+    tools = _tools(expected, within)
     if tools:
         turn["expected_tools"] = tools
     if own_metrics:
