@@ -7,8 +7,6 @@ an error either), and it is masked in what is stored and reported like any ``${V
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from assay.target_config import HttpTarget as HttpConfig
 from assay.targets import make_target
 from assay.targets.base import Target
 from assay.targets.http import HttpTarget
-from tests.cli.conftest import ASSAY
+from tests.cli.conftest import RunCli
 from tests.targets.agent_server import FAST_RETRY, AgentServer, agent_server, one_turn
 
 TENANT = "ten{{ input }}{% if true %}IF{% endif %}{# c #}"
@@ -79,7 +77,9 @@ def test_a_broken_template_beside_a_value_is_said_without_the_value() -> None:
     assert "k3y" not in message and "cd" not in message and "7" not in message
 
 
-def test_the_value_is_masked_in_the_reports_and_the_errors(tmp_path: Path) -> None:
+def test_the_value_is_masked_in_the_reports_and_the_errors(
+    tmp_path: Path, assay_cli: RunCli
+) -> None:
     with agent_server() as server:
         (tmp_path / "suite.yaml").write_text(
             json.dumps(
@@ -95,16 +95,11 @@ def test_the_value_is_masked_in_the_reports_and_the_errors(tmp_path: Path) -> No
         (tmp_path / "rejected.yaml").write_text(
             (tmp_path / "suite.yaml").read_text().replace("/echo", "/echo-headers")
         )
-        env = {**os.environ, "T": TENANT, "NO_COLOR": "1"}
         runs = [
-            subprocess.run(
-                [ASSAY, "run", name, "--out", f"{name}.json", "--store", "sqlite:///runs.db"],
-                cwd=tmp_path,
-                env=env,
-                capture_output=True,
-                text=True,
+            assay_cli(
+                *("run", name, "--out", f"{name}.json", "--store", "sqlite:///runs.db"),
+                env={"T": TENANT},
                 timeout=120,
-                check=False,
             )
             for name in ("suite.yaml", "rejected.yaml")
         ]
