@@ -174,6 +174,17 @@ def test_a_cyclic_reply_fails_its_test_and_the_run_completes(
     assert "nested deeper than 64 levels" in by_name["c"]["errors"][0]
 
 
+def _resumed(assay_cli: RunCli, tmp_path: Path, stderr: str) -> dict[str, Any]:
+    """The interrupted run of tests a, b, c that ``stderr``'s resume line names, resumed to
+    its end: its report, every test in it."""
+    run_id = re.search(r"assay run --resume (\w+)", stderr)
+    assert run_id is not None, stderr
+    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
+    assert code == 0
+    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+    return report
+
+
 def _wait_for(path: Path, proc: subprocess.Popen[str], limit_s: float = 60) -> None:
     deadline = time.monotonic() + limit_s
     while not path.exists():
@@ -212,13 +223,9 @@ def test_a_real_ctrl_c_still_interrupts_and_the_run_resumes(
             proc.kill()
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
-    run_id = re.search(r"assay run --resume (\w+)", stderr)
-    assert run_id is not None, stderr
     block.unlink()  # the agent answers at once now
-    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
-    assert code == 0
+    report = _resumed(assay_cli, tmp_path, stderr)
     assert report["run"]["status"] == "completed"
-    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
 
 
 def _start_blocked(
@@ -271,11 +278,7 @@ def test_a_stop_while_an_async_agent_holds_the_loop_runs_no_further_test(
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     assert "interrupted: 2 tests stored" in stderr  # a and b; c never started
-    run_id = re.search(r"assay run --resume (\w+)", stderr)
-    assert run_id is not None, stderr
-    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
-    assert code == 0
-    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+    _resumed(assay_cli, tmp_path, stderr)
 
 
 @pytest.mark.parametrize(("sent", "ctrl_c"), STOPS)
@@ -299,12 +302,8 @@ def test_a_second_stop_ends_a_run_whose_async_agent_keeps_the_loop(
     assert "interrupted: 1 test stored" in stderr
     runs = assay_cli("runs", "--store", store, cwd=REPO)
     assert "interrupted" in runs.stdout
-    run_id = re.search(r"assay run --resume (\w+)", stderr)
-    assert run_id is not None, stderr
     block.unlink()  # the agent answers at once now
-    code, _, report = run_report(assay_cli, tmp_path, "--resume", run_id.group(1))
-    assert code == 0
-    assert sorted(r["test_name"] for r in report["results"]) == ["a", "b", "c"]
+    report = _resumed(assay_cli, tmp_path, stderr)
     assert all(r["status"] == "passed" for r in report["results"]), report["results"]
 
 
