@@ -33,7 +33,7 @@ def test_numeric_turn_ids_written_as_text_still_compare_as_numbers(table: Writer
     assert dataset.warnings == []
 
 
-def test_a_non_numeric_turn_id_keeps_file_order_with_a_warning(
+def test_a_non_numeric_turn_id_runs_after_the_numbered_ones_with_a_warning(
     table: Writer, where: Callable[[int], str]
 ) -> None:
     rows = [
@@ -42,10 +42,11 @@ def test_a_non_numeric_turn_id_keeps_file_order_with_a_warning(
         ["s", "9", "third", "A"],
     ]
     dataset = load_dataset(table(HEADER, rows))
-    assert _turns(dataset.conversations[0]) == ["first in file", "second", "third"]
+    assert _turns(dataset.conversations[0]) == ["third", "first in file", "second"]
     assert dataset.warnings == [
-        f"session 's' has turn_id 'intro' on {where(1)}, which is not a number, so its turns "
-        "run in file order; give every turn a number to order them by turn_id"
+        f"session 's' has turn_id 'intro' on {where(1)}, which is not a number, so that turn "
+        "runs after the numbered ones, in file order; give every turn a number to order them "
+        "all by turn_id"
     ]
 
 
@@ -62,13 +63,18 @@ def test_each_session_is_ordered_on_its_own(table: Writer) -> None:
     assert dataset.warnings[0].startswith("session 'a' has turn_id 'b' on ")
 
 
-def test_a_blank_turn_id_keeps_file_order(table: Writer, where: Callable[[int], str]) -> None:
+def test_a_blank_turn_id_runs_after_the_numbered_ones(
+    table: Writer, where: Callable[[int], str]
+) -> None:
+    """The reference service's test_unparseable_turn_id_falls_back_to_file_order: turn ids
+    2, None, 1 run as 1, 2, None."""
     rows = [["s", 2, "x", "A"], ["s", None, "y", "A"], ["s", 1, "z", "A"]]
     dataset = load_dataset(table(HEADER, rows))
-    assert _turns(dataset.conversations[0]) == ["x", "y", "z"]
+    assert _turns(dataset.conversations[0]) == ["z", "x", "y"]
     assert dataset.warnings == [
-        f"session 's' has a blank turn_id on {where(1)}, which is not a number, so its turns "
-        "run in file order; give every turn a number to order them by turn_id"
+        f"session 's' has a blank turn_id on {where(1)}, which is not a number, so that turn "
+        "runs after the numbered ones, in file order; give every turn a number to order them "
+        "all by turn_id"
     ]
 
 

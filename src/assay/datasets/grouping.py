@@ -1,8 +1,9 @@
 """Session grouping: rows sharing a ``session_id`` form one conversation.
 
-Conversations keep the order of their first row. Within one, turns are ordered by
-``turn_id`` compared as numbers when every turn_id of that conversation is a number (``10``
-after ``9``), else kept in file order. A row without a session_id is a conversation of
+Conversations keep the order of their first row. Within one, turns whose ``turn_id`` is a
+number come first, ordered as numbers (``10`` after ``9``); turns with a blank or other
+turn_id follow them in file order (the reference dataset service's rule: a stray blank
+turn does not scramble the rest). A row without a session_id is a conversation of
 one. A file is MULTI-TURN when some conversation has more than one turn: one whose every
 ``session_id`` differs from the others assembles no conversation and is SINGLE-TURN.
 ``SessionTracker`` checks a file as it streams by (for ``assay validate``); ``group_rows``
@@ -91,7 +92,7 @@ class SessionTracker:
         return None
 
     def warnings(self) -> list[str]:
-        """Conversations whose turns run in file order because a turn_id is not a number."""
+        """Conversations with a turn_id that is not a number: those turns run last."""
         unordered = [
             (sid, s.not_a_number)
             for sid, s in self.sessions.items()
@@ -103,8 +104,9 @@ class SessionTracker:
         what = f"turn_id {turn_id!r}" if turn_id else "a blank turn_id"
         more = f" (and {len(unordered) - 1} more conversations)" if len(unordered) > 1 else ""
         return [
-            f"session {sid!r} has {what} on {self.unit} {row}, which is not a number, so its turns "
-            f"run in file order{more}; give every turn a number to order them by turn_id"
+            f"session {sid!r} has {what} on {self.unit} {row}, which is not a number, so that turn "
+            f"runs after the numbered ones, in file order{more}; give every turn a number to "
+            "order them all by turn_id"
         ]
 
 
@@ -127,11 +129,11 @@ def group_rows(rows: Iterable[DatasetRow]) -> list[Conversation]:
 
 
 def _order_turns(conversation: Conversation) -> None:
-    numbers: list[float] = []
-    for row in conversation.rows:
-        number = None if row.turn_id is None else as_number(row.turn_id)
-        if number is None:
-            return  # file order
-        numbers.append(number)
-    order = sorted(range(len(numbers)), key=numbers.__getitem__)  # stable: ties keep file order
-    conversation.rows = [conversation.rows[i] for i in order]
+    """Numbered turns by number, then the others in file order (sorted is stable: ties
+    and the unnumbered keep file order)."""
+    conversation.rows.sort(key=_turn_order)
+
+
+def _turn_order(row: DatasetRow) -> tuple[bool, float]:
+    number = None if row.turn_id is None else as_number(row.turn_id)
+    return (True, 0.0) if number is None else (False, number)
