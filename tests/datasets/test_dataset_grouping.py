@@ -1,6 +1,6 @@
 """Session grouping and turn order, in every format: conversations in order of first
-appearance, turns by numeric turn_id (10 after 9) or else file order, a row without a
-session_id is a conversation of one, duplicated turn ids are errors."""
+appearance, turns by numeric turn_id (10 after 9), the others after them in file order, a
+row without a session_id is a conversation of one, duplicated turn ids are errors."""
 
 from __future__ import annotations
 
@@ -263,3 +263,31 @@ def test_the_specs_own_examples(tmp_path: Path, text: str, line: str) -> None:
     path.write_text(text, encoding="utf-8")
     assert validate_dataset(path).shape_line() == line
     assert load_dataset(path).shape.shape_line() == line
+
+
+def test_a_session_id_spelled_as_missing_is_no_session(
+    table: Writer, where: Callable[[int], str]
+) -> None:
+    """As pandas reads ``nan``, ``None``, ``NULL``, ``N/A`` (the reference service's
+    test_blank_session_ids_are_not_grouped_together, its NaN written by ``csv``)."""
+    rows = [
+        ["nan", 1, "a", "A"],
+        ["nan", 2, "b", "A"],
+        ["NULL", 1, "c", "A"],
+        ["s", 1, "d", "A"],
+        ["s", 2, "e", "A"],
+        ["nana", 1, "f", "A"],
+    ]
+    dataset = load_dataset(table(HEADER, rows))
+    assert [(c.session_id, _turns(c)) for c in dataset.conversations] == [
+        (None, ["a"]),
+        (None, ["b"]),
+        (None, ["c"]),
+        ("s", ["d", "e"]),
+        ("nana", ["f"]),
+    ]
+    assert dataset.warnings == [
+        f"session_id 'nan' on {where(0)} reads as missing, as pandas and the reference dataset "
+        f"service read it, so that {where(0).split()[0]} is a conversation of its own (and 2 "
+        f"more {where(0).split()[0]}s); give it a real session_id to group it"
+    ]

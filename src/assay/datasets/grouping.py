@@ -18,6 +18,13 @@ from dataclasses import dataclass, field
 
 from assay.datasets.model import Conversation, DatasetRow
 
+# What pandas reads as a missing value by default (``pandas.read_csv``'s na_values), and so
+# the reference dataset service: a session_id written so is no session, as a blank one.
+MISSING_SPELLINGS = frozenset(
+    ("#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN")
+    + ("<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+)
+
 
 def as_number(text: str) -> float | None:
     """``text`` as a finite number, or None (``"1"``, ``"1.0"`` and ``"1e0"`` are all 1)."""
@@ -56,6 +63,12 @@ class SessionTracker:
         self.conversations = 0
         self.sessions: dict[str, _Session] = {}
         self.multi_turn = False  # some session has more than one row
+        self.spelled_missing: list[tuple[int, str]] = []  # (row, session_id) read as none
+
+    def read_missing(self, row_number: int, session_id: str) -> None:
+        """A session_id spelled as a missing value: the row is a conversation of its own."""
+        self.conversations += 1
+        self.spelled_missing.append((row_number, session_id))
 
     def track(
         self, row_number: int, session_id: str | None, turn_id: str | None
@@ -92,6 +105,21 @@ class SessionTracker:
         return None
 
     def warnings(self) -> list[str]:
+        return self._missing_warnings() + self._order_warnings()
+
+    def _missing_warnings(self) -> list[str]:
+        if not self.spelled_missing:
+            return []
+        row, written = self.spelled_missing[0]
+        more = len(self.spelled_missing) - 1
+        also = f" (and {more} more {self.unit}{'s' if more > 1 else ''})" if more else ""
+        return [
+            f"session_id {written!r} on {self.unit} {row} reads as missing, as pandas and the "
+            f"reference dataset service read it, so that {self.unit} is a conversation of its "
+            f"own{also}; give it a real session_id to group it"
+        ]
+
+    def _order_warnings(self) -> list[str]:
         """Conversations with a turn_id that is not a number: those turns run last."""
         unordered = [
             (sid, s.not_a_number)

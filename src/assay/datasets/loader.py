@@ -26,7 +26,7 @@ from assay.datasets.columns import (
     column_warnings,
     resolve_columns,
 )
-from assay.datasets.grouping import SessionTracker, group_rows
+from assay.datasets.grouping import MISSING_SPELLINGS, SessionTracker, group_rows
 from assay.datasets.model import Conversation, DatasetRow, dataset_row
 from assay.datasets.readers import Table, open_table
 from assay.datasets.shape import ShapeReport
@@ -162,6 +162,9 @@ def _scan_rows(
                     problems.append(Problem(source, at, problem))
         if session_id is None:
             tracker.conversations += 1
+        elif session_id in MISSING_SPELLINGS:
+            tracker.read_missing(number, session_id)
+            session_id = None
         else:
             duplicate = tracker.track(number, session_id, turn_id)
             if duplicate is not None:
