@@ -1,7 +1,8 @@
 """One bad result fails one test, never the run: an agent's out-of-range numbers, NUL
 characters, lone surrogates and non-JSON values are made storable (and said in the result's
 ``warnings``) on SQLite and on PostgreSQL; a row the database still refuses is stored as
-that test's error; a resume after any of it re-runs nothing."""
+that test's error; a resume after any of it re-runs nothing. A database that itself failed
+(its disk full, the connection lost) is no row's fault: nothing stands in for the result."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import text
 
+from assay.errors import StoreError
 from assay.results.models import TestResult
 from assay.runner.writer import ResultWriter, store_batch
 from assay.store import open_store
@@ -168,3 +171,49 @@ def test_a_handed_over_result_that_does_not_parse_keeps_its_name(tmp_path: Path)
     assert (kept.test_name, kept.repeat_index, kept.status) == ("odd", 2, "error")
     assert "could not be stored (ValidationError: 1 validation error" in kept.errors[0]
     store.close()
+
+
+class FailingStore:
+    """A store whose database fails every write of ``real`` (the test's own result) with
+    ``cause``, and stores anything else (an error result standing in for it)."""
+
+    def __init__(self, cause: Exception) -> None:
+        self.cause = cause
+        self.stored: list[TestResult] = []
+
+    def add_results(self, run_id: str, items: list[tuple[int, TestResult]]) -> None:
+        if any(result.status != "error" for _, result in items):
+            raise StoreError("the store failed: " + str(self.cause)) from self.cause
+        self.stored += [result for _, result in items]
+
+
+@pytest.mark.parametrize(
+    "cause",
+    [
+        psycopg.OperationalError("connection failed: Connection refused"),  # no SQLSTATE
+        psycopg.errors.DiskFull("could not extend file: No space left on device"),
+        psycopg.errors.AdminShutdown("terminating connection due to administrator command"),
+        psycopg.errors.IoError("could not read block"),
+    ],
+)
+def test_a_database_that_failed_leaves_no_stand_in(cause: Exception) -> None:
+    """The database itself failed, not the row: nothing stands in for the result (a resume
+    would count it as that test's), and the run fails."""
+    store = FailingStore(cause)
+    with pytest.raises(StoreError, match="the store failed"):
+        store_batch(store, "run", [(0, single("a"))])
+    assert store.stored == []
+
+
+@pytest.mark.parametrize(
+    "cause",
+    [
+        psycopg.errors.ProgramLimitExceeded("index row size 9000 exceeds maximum 2712"),
+        psycopg.errors.NumericValueOutOfRange("bigint out of range"),
+    ],
+)
+def test_a_row_too_large_or_out_of_range_still_keeps_its_name(cause: Exception) -> None:
+    store = FailingStore(cause)
+    assert store_batch(store, "run", [(0, single("a"))]) == [0]
+    [kept] = store.stored
+    assert kept.test_name == "a" and "only its name was kept" in kept.errors[0]

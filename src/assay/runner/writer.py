@@ -22,7 +22,9 @@ them held, and a fresh interpreter would re-run the caller's script. A writer th
 the same way; it only dies with the run's process.
 
 A batch the database refuses is written again row by row, so only the bad row is affected;
-a row refused on its own is stored as an error result for that test, with the reason.
+a row refused on its own is stored as an error result for that test, with the reason,
+unless the database itself failed (its disk full, the connection lost): that fails the run,
+and a resume runs the test again.
 The writer also beats the run's heartbeat (see ``assay.store._lock``) while it lives.
 """
 
@@ -47,6 +49,7 @@ from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.forking import let_go_of_signals, signals_held, single_threaded
 from assay.runner.storable import storable_payload, unstorable
+from assay.store._failures import store_wide
 from assay.store._lock import HEARTBEAT_S, RunHolder
 from assay.store._rows import Encoded, Handed, Prepared, prepare_json, prepared_of
 
@@ -109,7 +112,8 @@ def _decode(payload: bytes) -> Prepared | Encoded:
 
 def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
     """Store the batch; the positions of the results that had to be replaced by an error
-    result. Raises only when the store fails even an error result (it is the store)."""
+    result. Raises when the database itself failed (``store_wide``: its disk full, the
+    connection lost), or failed even an error result (it is the store)."""
     with contextlib.suppress(Exception):  # refused: each row alone says which one
         store.add_results(run_id, batch)
         return []
@@ -118,6 +122,8 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
         try:
             store.add_results(run_id, [(position, result)])
         except Exception as exc:
+            if store_wide(exc):  # not this row's fault: no stand-in, which a resume would
+                raise  # count as its result; the run fails, and a resume runs the test again
             model = result if isinstance(result, TestResult) else result.result
             store.add_results(run_id, [(position, unstorable(model, _why(exc)))])
             replaced.append(position)

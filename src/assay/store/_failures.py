@@ -65,6 +65,53 @@ def disconnected(exc: BaseException) -> bool:
     return psycopg is not None and isinstance(exc, psycopg.OperationalError)
 
 
+# SQLite's primary result codes that say the database file or its connection failed (disk
+# full, I/O error, locked, corrupt, unopenable), not that it refused one row's values
+_SQLITE_STORE_WIDE = frozenset(
+    {
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_NOMEM,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_INTERRUPT,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PROTOCOL,
+        sqlite3.SQLITE_NOLFS,
+        sqlite3.SQLITE_AUTH,
+        sqlite3.SQLITE_NOTADB,
+    }
+)
+# PostgreSQL's SQLSTATE classes of the same: connection exception, insufficient resources
+# (disk full, out of memory), operator intervention (shutdown), system error (I/O), internal
+# error. Not 54, program limit exceeded: one row too large for an index is that row's.
+_PG_STORE_WIDE = ("08", "53", "57", "58", "XX")
+
+
+def store_wide(exc: BaseException) -> bool:
+    """Whether ``exc`` (a store's StoreError, or what it was raised from) says the database
+    itself failed (its disk full, an I/O error, the connection lost), so no write would
+    have succeeded, as opposed to it refusing the values of what was written."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        driver = getattr(seen, "orig", None) or seen
+        if isinstance(driver, sqlite3.Error):
+            code = getattr(driver, "sqlite_errorcode", None)
+            return code is not None and (code & 0xFF) in _SQLITE_STORE_WIDE
+        psycopg = sys.modules.get("psycopg")
+        if psycopg is not None and isinstance(driver, psycopg.Error):
+            # no SQLSTATE: the server never answered (refused, dropped, timed out)
+            state = driver.sqlstate
+            return state is None or state[:2] in _PG_STORE_WIDE
+        if isinstance(seen, DBAPIError) and seen.connection_invalidated:
+            return True
+        seen = seen.__cause__
+    return False
+
+
 def retry_disconnect(fn: Callable[P, R]) -> Callable[P, R]:
     """A write that is safe to repeat, tried once more when the connection drops under it
     (the pool replaces a dead connection when it is next used)."""
