@@ -407,6 +407,7 @@ class RunJob:
         )
         status = "failed"
         stopped: BaseException | None = None  # the cancellation or Ctrl-C that stopped it
+        store_failed = False  # the writer's store failed: its error, with the resume command
         lost = Lost()
         try:
 
@@ -457,6 +458,7 @@ class RunJob:
                     self._seed(run, builder, shown)
             except StoreError as exc:  # the writer died, or the store failed it
                 status = "failed"  # results were lost on the way to the store
+                store_failed = True
                 resume = self.request.resume_command(run.id, self.store_url)
                 raise StoreError(
                     f"{exc}; the results written before that are stored: {resume} runs the "
@@ -467,20 +469,24 @@ class RunJob:
                 raise
             finally:
                 summary = builder.build()
-                self._store_run()  # a run that ended before it was stored, now (or its failure)
-                try:
-                    if status == "completed" or status == "interrupted":
-                        run.status = status  # type: ignore[assignment]
-                        run.finished_at = now_iso()
-                        self.store.finish_run(run.id, run.status, summary, run.finished_at)
-                    else:
-                        run.status = "failed"
-                        self.store.set_status(run.id, "failed")
-                finally:
+                # a store that failed the writer (a PostgreSQL server gone) most likely fails
+                # these writes too: its first error, saying how to resume, is the one raised
+                # (the run, still marked running, is free to resume once this process ends)
+                with contextlib.suppress(StoreError) if store_failed else contextlib.nullcontext():
+                    self._store_run()  # a run that ended before it was stored, now (or its failure)
                     try:
-                        self.store.release_run(run.id, self.holder)
+                        if status == "completed" or status == "interrupted":
+                            run.status = status  # type: ignore[assignment]
+                            run.finished_at = now_iso()
+                            self.store.finish_run(run.id, run.status, summary, run.finished_at)
+                        else:
+                            run.status = "failed"
+                            self.store.set_status(run.id, "failed")
                     finally:
-                        let_go_in_this_process(run.id)
+                        try:
+                            self.store.release_run(run.id, self.holder)
+                        finally:
+                            let_go_in_this_process(run.id)
         self.outcome = JobOutcome(
             run,
             summary,
