@@ -27,6 +27,8 @@ HOMES = [
     ("dataset column aliases", r'"Expected_Answer"|"expected_answer"', "datasets/columns.py"),
     # reading numbers (thousands groups, U+2212): tests/metrics/test_metrics_numeric.py
     ("thousands separators", r"\\u202f", "metrics/_numbers.py"),
+    # a file written for the user replaced whole or not at all: tests/cli/test_out_replaced.py
+    ("replacing a written file", r"os\.replace\(", "_atomic.py"),
 ]
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from assay._atomic import write_atomically
 from assay.cli._out import cannot_write, check_out
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, err_console, user_errors
@@ -67,8 +68,7 @@ def import_(
         typer.echo(text, nl=False)
     else:
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)  # as --out of assay run and report
-            out.write_text(text, encoding="utf-8")
+            write_atomically(out, text)  # as --out of assay run and report
         except OSError as exc:
             raise cannot_write(out, exc.strerror or str(exc), "the suite") from None
     where = "standard output" if out is None else str(out)

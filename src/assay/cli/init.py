@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from assay._atomic import write_atomically
 from assay.cli._out import cannot_write, check_out
 from assay.cli._terminal import markup_safe
 from assay.cli.app import app, out_console, user_errors
@@ -58,8 +59,7 @@ def init(
     for name, template in STARTER.items():
         path = directory / name
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(starter_text(template), encoding="utf-8")
+            write_atomically(path, starter_text(template))
         except OSError as exc:  # refused on writing (no permission, a full disk)
             raise cannot_write(path, exc.strerror or str(exc), "a starter file", "DIR") from None
         out_console.print(f"wrote {markup_safe(str(path))}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from assay._atomic import write_atomically
 from assay.errors import ConfigError, Problem
 from assay.registry import Registry, UnknownName
 from assay.reporters.html import render_html
@@ -57,5 +58,6 @@ def render(report: Report, fmt: str) -> str:
 
 
 def write_report(report: Report, path: Path, fmt: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(report, fmt), encoding="utf-8")
+    """Write the report to ``path``; a report already there is replaced only by a whole one
+    (``write_atomically``)."""
+    write_atomically(path, render(report, fmt))
