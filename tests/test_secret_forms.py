@@ -180,6 +180,70 @@ def test_a_password_in_the_target_url_is_not_in_the_stored_inputs(
     assert_nowhere(PASSWORD, store_files(run_with_password(server, tmp_path)))
 
 
+def test_keys_in_url_queries_of_the_target_and_the_judge(
+    server: AgentServer, llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    """A key written in a URL's query (``?api_key=``, ``?api-key=``) is sent, and masked
+    everywhere else; harmless parameters stay."""
+    target_key, judge_key = "sk-query-target-4711", "sk-query-judge-0815"
+    llm.responder = lambda api, body: json.dumps({"reasoning": "fine", "score": 4})
+    (tmp_path / "suite.yaml").write_text(
+        f"""
+name: queries
+target: {{http: {{url: "{server.url}/echo?lang=en&api_key={target_key}"}}}}
+judge: {{provider: openai, model: j, base_url: "{llm.base_url}?api-key={judge_key}"}}
+tests: [{{name: one, input: hi, ground_truth: anything, metrics: [correctness]}}]
+"""
+    )
+    done, outputs = run(tmp_path, "suite.yaml")
+    assert done.returncode in (0, 1), done.stderr
+    # the real URLs were sent, and the agent echoed its query back
+    assert server.requests[0].query == {"lang": "en", "api_key": target_key}
+    assert llm.requests[0].query == {"api-key": judge_key}
+    assert_nowhere(target_key, outputs)
+    assert_nowhere(judge_key, outputs)
+    run_info = report(tmp_path)["run"]
+    assert run_info["target"] == f"http:POST {server.url}/echo?lang=en&api_key=***"
+    assert run_info["config"]["target"]["http"]["url"] == f"{server.url}/echo?lang=en&api_key=***"
+    assert run_info["config"]["judge"]["base_url"] == f"{llm.base_url}?api-key=***"
+
+
+def test_which_query_values_a_shown_url_masks() -> None:
+    from assay.secrets import mask_url_credentials as shown
+
+    assert shown("see https://h/v1?api-version=2024&token_type=bearer&sig=a%2Bb, or") == (
+        "see https://h/v1?api-version=2024&token_type=bearer&sig=***, or"
+    )
+    assert (
+        shown("https://h/c?lang=en&access_token=t.1#top")
+        == "https://h/c?lang=en&access_token=***#top"
+    )
+    assert (
+        shown("(https://h/c?monkey=1&X-Amz-Signature=ff)")
+        == "(https://h/c?monkey=1&X-Amz-Signature=***)"
+    )
+    assert shown("https://h/c?api_key=${AGENT_KEY}") == "https://h/c?api_key=${AGENT_KEY}"  # a name
+    assert shown("no URL?password=x") == "no URL?password=x"
+
+
+def test_a_key_in_the_openai_target_s_base_url_query(llm: ScriptedLLM, tmp_path: Path) -> None:
+    key = "azure-query-key-2468"
+    base_url = f"{llm.base_url}?api-version=2024-06-01&api-key={key}"
+    (tmp_path / "suite.yaml").write_text(
+        f"""
+name: openai-query
+target: {{openai: {{base_url: "{base_url}", model: m}}}}
+tests: [{{name: one, input: hi}}]
+"""
+    )
+    done, outputs = run(tmp_path, "suite.yaml")
+    assert done.returncode == 0, done.stderr
+    assert llm.requests[0].query == {"api-version": "2024-06-01", "api-key": key}
+    assert_nowhere(key, outputs)
+    shown = f"{llm.base_url}?api-version=2024-06-01&api-key=***"
+    assert report(tmp_path)["run"]["config"]["target"]["openai"]["base_url"] == shown
+
+
 def test_a_secret_with_spaces_in_a_redirect_error(server: AgentServer, tmp_path: Path) -> None:
     secret = 'open sesame "4242"'
     (tmp_path / "suite.yaml").write_text(

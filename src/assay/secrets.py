@@ -7,12 +7,15 @@ One rule decides what is secret:
 - the value of a header, body field or var whose name says it holds a credential
   (``is_secret_name``: ``Authorization``, ``X-Auth``, ``api_key``, ``access_token``,
   ``password``, ... but not ``token_usage`` or ``api_key_env``, which name other things);
-- the password (or a lone user name, often a token) of a URL: ``http://user:password@host``.
+- the password (or a lone user name, often a token) of a URL: ``http://user:password@host``;
+- the value of a URL's query parameter whose name says it holds a credential, by the same
+  rule (``?api_key=``, ``?password=``, ``?access_token=``, ``?sig=``, ...).
 
 Known secrets are registered with ``REDACTOR``, which masks each one in any text in every
 form it takes once encoded (as is, JSON-escaped, URL-encoded, HTML-escaped), and masks the
-user info of any URL. ``redact_value`` masks the strings of a JSON tree before it is
-serialised; ``redact_config`` masks a config snapshot by the same rule.
+user info and credential query values of any URL. ``redact_value`` masks the strings of a
+JSON tree before it is serialised; ``redact_config`` masks a config snapshot by the same
+rule.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import os
 import re
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import quote, quote_plus, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from assay._env_vars import REFERENCE
 from assay.errors import ConfigError, Problem
@@ -59,6 +62,16 @@ _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PLACEHOLDER = re.compile(rf"^[^$]*({REFERENCE}[^$]*)+$")
 # scheme://userinfo@ ; the user info ends at the first "@" before the host
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/?#@\s\"'<>]+)@")
+# scheme://...?query ; the query ends at the fragment or where the URL does in the text,
+# punctuation that ends a sentence or a clause left out (``see URL?key=k: ...``)
+_URL_QUERY = re.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^?#\s\"'<>]*\?)"
+    r"(?P<query>[^#\s\"'<>]*?)(?=[.,;:!?)\]]*(?:[#\s\"'<>]|$))"
+)
+# query parameters that carry a credential though no word of their name says so: an Azure
+# SAS signature, libpq's key password
+_QUERY_CREDENTIALS = frozenset({"sig", "sslpassword"})
+_WHOLE_REFERENCE = re.compile(rf"^{REFERENCE}$")
 
 
 def is_secret_name(name: str) -> bool:
@@ -69,6 +82,31 @@ def is_secret_name(name: str) -> bool:
     return any(w in _CREDENTIAL_WORDS for w in words)
 
 
+def is_secret_param(name: str) -> bool:
+    """Whether a URL query parameter of this (encoded) name holds a credential."""
+    name = unquote_plus(name)
+    return is_secret_name(name) or name.lower() in _QUERY_CREDENTIALS
+
+
+def _mask_query(match: re.Match[str]) -> str:
+    pairs = []
+    for pair in match["query"].split("&"):
+        name, equals, value = pair.partition("=")
+        # a ${VAR} as written (in a config snapshot) names a variable and holds no secret
+        if equals and value and is_secret_param(name) and not _WHOLE_REFERENCE.match(value):
+            pair = f"{name}={MASK}"
+        pairs.append(pair)
+    return match["head"] + "&".join(pairs)
+
+
+def mask_url_query(text: str) -> str:
+    """``text`` with the value of every credential query parameter of every URL in it masked
+    (``https://host/chat?api_key=***&lang=en``)."""
+    if "://" not in text or "?" not in text:
+        return text
+    return _URL_QUERY.sub(_mask_query, text)
+
+
 def _mask_userinfo(match: re.Match[str]) -> str:
     user, colon, _ = match["info"].partition(":")
     return f"{match['scheme']}{user}:{MASK}@" if colon else f"{match['scheme']}{MASK}@"
@@ -76,24 +114,38 @@ def _mask_userinfo(match: re.Match[str]) -> str:
 
 def mask_url_credentials(text: str) -> str:
     """``text`` with the password of every URL in it masked (``http://user:***@host``),
-    or the whole user info when there is no password (``https://***@host``)."""
-    if "://" not in text or "@" not in text:
+    or the whole user info when there is no password (``https://***@host``), and the
+    values of credential query parameters (``mask_url_query``)."""
+    if "://" not in text:
         return text
-    return _URL_USERINFO.sub(_mask_userinfo, text)
+    if "@" in text:
+        text = _URL_USERINFO.sub(_mask_userinfo, text)
+    return mask_url_query(text)
 
 
 def url_secrets(url: str) -> list[str]:
-    """The secrets in a URL's user info: the password, as written and decoded, and the
-    ``user:password`` pair as a Basic ``Authorization`` header carries it (base64)."""
+    """The secrets in a URL: in its user info, the password, as written and decoded, and
+    the ``user:password`` pair as a Basic ``Authorization`` header carries it (base64); the
+    values of its credential query parameters, as written and decoded."""
     try:
         parts = urlsplit(url)
         user, password = parts.username, parts.password
     except ValueError:
         return []
+    found = _query_secrets(parts.query)
     if password is None:
-        return [user, unquote(user)] if user else []
+        return [user, unquote(user), *found] if user else found
     pair = f"{unquote(user or '')}:{unquote(password)}"
-    return [password, unquote(password), base64.b64encode(pair.encode()).decode()]
+    return [password, unquote(password), base64.b64encode(pair.encode()).decode(), *found]
+
+
+def _query_secrets(query: str) -> list[str]:
+    found = []
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if value and is_secret_param(name):
+            found += [value, *(v for _, v in parse_qsl(pair))]
+    return found
 
 
 def encoded_forms(secret: str) -> set[str]:

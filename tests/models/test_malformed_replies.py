@@ -16,7 +16,7 @@ from assay.models import ChatModel
 from tests.fakes.hostile import oversized_json
 from tests.fakes.llm_server import Fault, ScriptedLLM
 from tests.judge.conftest import turn
-from tests.models.conftest import anthropic_model, openai_model
+from tests.models.conftest import OPENAI_SECRET, anthropic_model, openai_model
 
 HI = [{"role": "user", "content": "hi"}]
 VERDICT = json.dumps({"reasoning": "fine", "score": 4})
@@ -190,3 +190,61 @@ async def test_a_judge_metric_records_the_malformed_reply_as_its_error(
     assert result.score is None and result.passed is False
     assert result.error is not None and "\n" not in result.error
     assert result.error.startswith("openai:gpt-4o-mini: the reply from ")
+
+
+# Errors some servers send with HTTP 200, each in its API's own format: OpenAI's (a quota
+# proxy), Anthropic's (an overloaded API), vLLM's.
+OPENAI_QUOTA = {
+    "error": {
+        "message": "You exceeded your current quota, please check your plan and billing details.",
+        "type": "insufficient_quota",
+        "param": None,
+        "code": "insufficient_quota",
+    }
+}
+ANTHROPIC_OVERLOADED = {
+    "type": "error",
+    "error": {"type": "overloaded_error", "message": "Overloaded"},
+}
+VLLM_ERROR = {
+    "object": "error",
+    "message": "The model `m` does not exist.",
+    "type": "NotFoundError",
+    "param": None,
+    "code": 404,
+}
+
+
+async def test_an_error_sent_with_http_200_is_the_server_s_own_message_asked_once(
+    llm: ScriptedLLM,
+) -> None:
+    import assay.metrics.judge  # noqa: F401  (registers the judge metrics)
+
+    said = "is an error (sent with HTTP 200): "
+    llm.queue(Fault(raw=json.dumps(OPENAI_QUOTA)), Fault(raw=json.dumps(VLLM_ERROR)))
+    assert await _error(openai_model(llm)) == (
+        f"openai:gpt-4o-mini: the reply from {llm.base_url}/chat/completions {said}"
+        f"insufficient_quota: {OPENAI_QUOTA['error']['message']}"
+    )
+    assert (await _error(openai_model(llm))).endswith(
+        f"{said}NotFoundError: The model `m` does not exist."
+    )
+    llm.queue(Fault(raw=json.dumps(ANTHROPIC_OVERLOADED)))
+    async with anthropic_model(llm) as judge:
+        result = await build_metric("correctness", {}).evaluate(turn(judge, ground_truth="Paris"))
+    assert result.error == (
+        f"anthropic:claude-3-5-haiku-latest: the reply from {llm.url}/v1/messages {said}"
+        "overloaded_error: Overloaded"
+    )
+    assert result.retry_count == 0
+    assert llm.calls() == 3  # not retried, not re-asked: the same request gets the same error
+
+
+async def test_a_server_s_error_message_is_one_short_line_without_the_key(
+    llm: ScriptedLLM,
+) -> None:
+    echoed = f"bad key {OPENAI_SECRET}\n\tfor org-1 " + "x" * 5000
+    llm.queue(Fault(raw=json.dumps({"error": {"message": echoed, "type": "auth"}})))
+    message = await _error(openai_model(llm))
+    assert f"{OPENAI_SECRET}" not in message and "auth: bad key *** for org-1 xxx" in message
+    assert "\n" not in message and "\t" not in message and len(message) < 500

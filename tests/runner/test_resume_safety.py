@@ -164,6 +164,16 @@ def test_a_resume_command_masks_the_store_password_and_quotes_it() -> None:
     assert shlex.split(request.resume_command("0123456789abcdef", query))[-1] == query
 
 
+def test_a_resume_command_masks_a_store_password_given_in_the_query() -> None:
+    from assay.run_options import RunOptions
+    from assay.runner.request import RunRequest
+
+    url = "postgresql+psycopg://ci@db.internal:5432/assay?password=hunter2&sslmode=require"
+    command = RunRequest(None, RunOptions()).resume_command("0123456789abcdef", url)
+    assert "hunter2" not in command
+    assert shlex.split(command)[-1] == url.replace("hunter2", "***")
+
+
 def agent_suite(folder: Path, url: str) -> None:
     (folder / "suite.yaml").write_text(
         "name: endpoints\n"

@@ -148,6 +148,22 @@ def test_an_unreachable_server_is_a_store_error_with_the_password_masked() -> No
     assert caught.value.exit_code == 3
 
 
+def test_a_password_in_the_store_url_s_query_is_masked_like_one_in_its_user_info(
+    pg_url: str,
+) -> None:
+    """libpq takes ``?password=`` as well as ``user:password@``: neither is shown."""
+    secret = "qu3ry-s3cret-pw"
+    with pytest.raises(StoreError) as caught:
+        open_store(f"postgresql+psycopg://alice@127.0.0.1:1/assay?password={secret}")
+    message = str(caught.value)
+    assert message.startswith("cannot open the store postgresql+psycopg://alice@127.0.0.1:1/")
+    assert "?password=***: " in message and secret not in message
+    with open_store(f"{pg_url}&password={secret}&sslpassword={secret}") as store:
+        shown = store.url  # what `assay runs` prints
+    assert secret not in shown
+    assert "&password=***" in shown and "&sslpassword=***" in shown
+
+
 def test_a_one_letter_password_is_masked_where_it_stands_alone_not_inside_words() -> None:
     with pytest.raises(StoreError) as caught:
         open_store("postgresql+psycopg://u:p@127.0.0.1:1/db")
@@ -196,6 +212,10 @@ def test_postgresql_urls_without_a_driver_use_psycopg(pg_url: str) -> None:
 def test_mask_url_hides_passwords_even_in_unparseable_urls() -> None:
     assert mask_url("postgresql+psycopg://u:pw@h/db") == "postgresql+psycopg://u:***@h/db"
     assert "pw" not in mask_url("weird://u:pw@h:notaport/db")
+    assert (
+        mask_url("weird://h:notaport/db?password=pw&x=1")
+        == "weird://h:notaport/db?password=***&x=1"
+    )
 
 
 def test_head_revision_constant_matches_the_migration_scripts() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 
@@ -135,6 +136,29 @@ async def test_5xx_and_429_are_retried(llm: ScriptedLLM) -> None:
     assert reply.text == "fine"
     assert llm.calls("openai") == 3
     assert elapsed >= 1.0  # the Retry-After second was waited out
+
+
+async def test_an_error_sent_with_http_200_fails_the_turn_with_the_server_s_message(
+    llm: ScriptedLLM,
+) -> None:
+    quota = {
+        "error": {
+            "message": "You exceeded your current quota.",
+            "type": "insufficient_quota",
+            "param": None,
+            "code": "insufficient_quota",
+        }
+    }
+    llm.queue(Fault(raw=json.dumps(quota)))
+    target = openai(llm.base_url)
+    with pytest.raises(TargetError) as info:
+        await target.session("s").send(turn("x"))
+    await target.aclose()
+    assert str(info.value) == (
+        f"the reply from {llm.base_url}/chat/completions is an error (sent with HTTP 200): "
+        "insufficient_quota: You exceeded your current quota."
+    )
+    assert llm.calls("openai") == 1
 
 
 async def test_failures_fail_the_turn_with_a_clear_message(llm: ScriptedLLM) -> None:

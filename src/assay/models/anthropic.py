@@ -14,7 +14,13 @@ from assay.config import DEFAULT_MODEL_MAX_TOKENS
 from assay.models._reply import CUT_OFF
 from assay.models._structured import Mode
 from assay.models.base import ChatModel, Prompt, RawReply, Request
-from assay.net.reply_fields import expect_list, expect_object, model_name, optional_text
+from assay.net.reply_fields import (
+    expect_list,
+    expect_object,
+    model_name,
+    optional_text,
+    server_error,
+)
 from assay.net.usage import read_usage
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
@@ -63,6 +69,10 @@ class AnthropicChatModel(ChatModel):
         return Request(self.url, headers, body)
 
     def read_reply(self, data: dict[str, Any], schema_name: str) -> RawReply:
+        if data.get("type") == "error" or not data.get("content"):
+            error = server_error(data)  # not re-asked: the same request gets the same error
+            if error is not None:
+                raise error
         usage = read_usage(expect_object(data.get("usage"), "usage", optional=True))
         content = expect_list(data.get("content"), "content", optional=True)
         blocks = [expect_object(b, f"content[{i}]") for i, b in enumerate(content)]

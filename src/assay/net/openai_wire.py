@@ -31,6 +31,7 @@ from assay.net.reply_fields import (
     json_kind,
     model_name,
     optional_text,
+    server_error,
     shown,
 )
 from assay.net.usage import read_usage
@@ -134,7 +135,7 @@ def read_completion(data: Any) -> ChatCompletion:
     usage = None if raw_usage is None else read_usage(expect_object(raw_usage, "usage"))
     choices = expect_list(data.get("choices"), "choices", optional=True)
     if not choices:
-        raise MalformedReply("has no choices[0]")
+        raise server_error(data) or MalformedReply("has no choices[0]")
     choice = expect_object(choices[0], "choices[0]")
     message = expect_object(choice.get("message"), "choices[0].message")
     content = message.get("content")

@@ -9,11 +9,16 @@ caller turns into one line: a judge's ``JudgeError`` (the metric's error) or a t
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
+from assay._words import clipped
+
 MAX_TOKEN_COUNT = 2**53  # beyond any real count, and exact as a float or a BIGINT
+ERROR_CHARS = 300  # of a server's error message, as quoted
+_NOTHING = (None, "", "error")
 
 
 class MalformedReply(Exception):
@@ -83,3 +88,30 @@ def model_name(data: dict[str, Any]) -> str:
     """The ``model`` a reply names ("" when absent or not text: it is only a label)."""
     model = data.get("model")
     return model if isinstance(model, str) else ""
+
+
+def server_error(data: Mapping[str, Any]) -> MalformedReply | None:
+    """The error a server sent with HTTP 200 in place of an answer, as quota proxies and
+    overloaded APIs do: OpenAI's ``{"error": {"type", "code", "message"}}``, Anthropic's
+    ``{"type": "error", "error": {"type", "message"}}``, vLLM's ``{"object": "error",
+    "message", "code"}``; None for a body that is no error or says nothing. Its message,
+    on one line and clipped, follows "the reply from URL" (``is an error (sent with HTTP
+    200): insufficient_quota: quota exceeded``), so the server's own words reach the user
+    (callers redact it). Not retried: the same request would get the same error."""
+    error = data.get("error")
+    if data.get("object") == "error" or (data.get("type") == "error" and not error):
+        error = data
+    if not error:
+        return None
+    if not isinstance(error, Mapping):
+        return MalformedReply(f"is an error (sent with HTTP 200): {_one_line(error)}")
+    # its kind: a type or a code ("error", the type of Anthropic's envelope, says nothing)
+    kind = next((error[k] for k in ("type", "code") if error.get(k) not in _NOTHING), None)
+    said = ": ".join(_one_line(p) for p in (kind, error.get("message")) if p not in _NOTHING)
+    # an error that says nothing ({"object": "error"}) is left to the caller's own message
+    return MalformedReply(f"is an error (sent with HTTP 200): {said}") if said else None
+
+
+def _one_line(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return clipped(" ".join(text[: ERROR_CHARS * 8].split()), ERROR_CHARS)

@@ -26,6 +26,7 @@ from sqlalchemy.pool import StaticPool
 
 from assay._defaults import DEFAULT_STORE_URL, STORE_URL_ENV
 from assay.errors import StoreError, StoreURLError
+from assay.secrets import mask_url_query
 from assay.version import __version__
 
 if TYPE_CHECKING:
@@ -45,13 +46,14 @@ PG_MIGRATION_LOCK = 0x61737361_79  # one advisory lock key for every assay migra
 
 
 def mask_url(url: str | URL) -> str:
-    """The URL with its password, if any, replaced by ``***``."""
+    """The URL with its password, if any, replaced by ``***``, and the value of a credential
+    query parameter (``?password=``, ``?sslpassword=``) too: libpq takes either."""
     if isinstance(url, URL):
-        return url.render_as_string(hide_password=True)
+        return mask_url_query(url.render_as_string(hide_password=True))
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        return mask_url_query(make_url(url).render_as_string(hide_password=True))
     except (ArgumentError, ValueError):
-        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+        return mask_url_query(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url))
 
 
 def resolve_url(url: str | None) -> URL:
