@@ -247,6 +247,20 @@ def _union_expected_tools(turns: list[TurnResult]) -> list[str | dict[str, Any]]
     return union
 
 
+def rolled_tools_matched(turns: Iterable[TurnResult]) -> bool | None:
+    """A test's ``tools_matched`` from its turns' (contract §4): null if no turn asserted
+    tools (none evaluated an assertion or expected tools), else whether none is false. A
+    skipped turn that expected tools asserted them (its own ``tools_matched`` is null: it
+    was never evaluated, as HoloDeck's executor leaves it), so the test's is not null."""
+    asserted = False
+    for turn in turns:
+        matched = turn.tools_matched
+        if matched is False:
+            return False
+        asserted = asserted or matched is not None or turn.expected_tools is not None
+    return True if asserted else None
+
+
 def turn_errors(turns: Iterable[TurnResult]) -> list[str]:
     """The turns' errors as a test with turns lists them (contract §4), each marked with
     its turn's 0-based index: ``[turn 1] RuntimeError: down``."""
@@ -259,7 +273,6 @@ def rollup_multi_turn(
     """A multi-turn TestResult whose case-level fields follow contract §4 row by row."""
     if not turns:
         raise ValueError("a multi-turn result needs at least one turn")
-    asserted = [t.tools_matched for t in turns if t.tools_matched is not None]
     result = TestResult(
         test_name=name,
         test_type=extra.pop("test_type", "multi_turn"),
@@ -269,7 +282,7 @@ def rollup_multi_turn(
         tool_calls=[c for t in turns for c in t.tool_calls],
         tool_invocations=[inv for t in turns for inv in t.tool_invocations],
         expected_tools=_union_expected_tools(turns),
-        tools_matched=all(asserted) if asserted else None,
+        tools_matched=rolled_tools_matched(turns),
         ground_truth=None,
         metric_results=rollup_metrics(turns),
         passed=all(t.passed for t in turns),

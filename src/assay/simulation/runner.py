@@ -25,7 +25,7 @@ from assay.cases.models import TestCase, Turn
 from assay.config import goal_floor, replies_needed
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
-from assay.results.rollup import rollup_metrics, settle, turn_errors
+from assay.results.rollup import rolled_tools_matched, rollup_metrics, settle, turn_errors
 from assay.results.trace import (
     GOAL_METRIC,
     ExecutionStats,
@@ -181,7 +181,6 @@ def _result(
 ) -> TestResult:
     spec = run.case.goal
     assert spec is not None
-    asserted = [t.tools_matched for t in turns if t.tools_matched is not None]
     usages = [t.token_usage for t in turns if t.token_usage is not None]
     metrics = ([metric] if metric is not None else []) + rollup_metrics(turns)
     # the goal test's own errors (an unusable contract, a failed judge, ...), then its
@@ -195,7 +194,7 @@ def _result(
         processed_files=[f for t in turns for f in t.processed_files],
         tool_calls=[c for t in turns for c in t.tool_calls],
         tool_invocations=[inv for t in turns for inv in t.tool_invocations],
-        tools_matched=all(asserted) if asserted else None,
+        tools_matched=rolled_tools_matched(turns),
         metric_results=metrics,
         passed=metric is not None and bool(metric.passed) and not errors,
         status="passed",
