@@ -185,6 +185,15 @@ def test_rollup_tools_matched_true_when_all_asserting_turns_match() -> None:
     assert rollup_multi_turn("t", turns, "ts").tools_matched is True
 
 
+def test_a_skipped_turn_that_expected_tools_makes_the_tests_tools_matched_not_null() -> None:
+    # "null if no turn asserted tools": the skipped turn asserted them (its own stays null)
+    skipped = {"skipped": True, "errors": ["skipped: session lost"], "expected_tools": ["x"]}
+    turns = [turn(0, response="a"), turn(1, **skipped)]
+    assert rollup_multi_turn("t", turns, "ts").tools_matched is True
+    turns.append(turn(2, response="c", expected_tools=["y"], tools_matched=False))
+    assert rollup_multi_turn("t", turns, "ts").tools_matched is False
+
+
 def test_a_skipped_turn_fails_the_test() -> None:
     turns = [turn(0, response="a"), turn(1, skipped=True, errors=["skipped: session lost"])]
     r = rollup_multi_turn("t", turns, "ts")

@@ -9,6 +9,7 @@ import pytest
 
 from assay.cases.models import TestCase, Turn
 from assay.errors import SessionLost, TargetError
+from assay.metrics.tools.assertions import ExpectedTool
 from assay.net import RetryPolicy
 from assay.runner.conversation import CaseSettings, run_case
 from assay.target_config import HttpTarget as HttpConfig
@@ -182,6 +183,38 @@ async def test_a_lost_session_skips_the_rest_of_the_conversation(server: AgentSe
     ]
     assert len(server.requests) == 2  # the third turn was never sent
     assert result.passed is False
+
+
+async def test_a_skipped_turn_that_expected_tools_asserted_them(server: AgentServer) -> None:
+    """Contract §4: the test's tools_matched is null only if no turn asserted tools. The
+    skipped third turn expected `lookup`: the test asserted tools (true: no turn's is
+    false), while the turn's own stays null, as HoloDeck's executor leaves a skipped turn's:
+    it was never sent, so its tools were never evaluated."""
+    server.forget_after = 1  # the agent answers the first turn, then has lost the session
+    lookup = (ExpectedTool(name="lookup"),)
+    case = TestCase(
+        name="dialogue",
+        type="multi_turn",
+        turns=(
+            Turn(input="first"),
+            Turn(input="second"),
+            Turn(input="third", expected_tools=lookup),
+        ),
+    )
+    target = http(server.chat_url)
+    await target.start()
+    try:
+        result = await run_case(case, target, CaseSettings(turn_timeout_s=2))
+    finally:
+        await target.aclose()
+
+    assert result.turns is not None
+    third = result.turns[2]
+    assert third.skipped is True and third.expected_tools == ["lookup"]
+    assert third.tools_matched is None
+    assert result.expected_tools == ["lookup"]
+    assert result.tools_matched is True
+    assert result.passed is False and result.status == "error"
 
 
 async def test_a_404_on_the_first_turn_hints_at_the_url(server: AgentServer) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from assay.cases.models import TestCase, Turn
 from assay.errors import ConfigError, SessionLost, TargetError
+from assay.metrics.tools.assertions import ExpectedTool
 from assay.net import RetryPolicy
 from assay.results.models import TokenUsage, ToolInvocation
 from assay.runner.conversation import CaseSettings, run_case
@@ -83,7 +84,9 @@ async def test_history_is_replayed_each_turn_after_the_system_prompt(llm: Script
     )
 
 
-async def test_tool_calls_are_recorded_and_text_is_none_without_content(llm: ScriptedLLM) -> None:
+async def test_tool_calls_are_recorded_and_text_is_empty_without_content(
+    llm: ScriptedLLM,
+) -> None:
     llm.queue(
         Completion(
             text=None,
@@ -98,7 +101,7 @@ async def test_tool_calls_are_recorded_and_text_is_none_without_content(llm: Scr
     target = openai(llm.base_url)
     reply = await target.session("s-1").send(turn("Flights to Basel?"))
     await target.aclose()
-    assert reply.text is None
+    assert reply.text == ""  # answered with tool calls only: not a turn that failed
     assert reply.tool_invocations == [
         # no result from a model's tool call: bytes is the length of "null"
         ToolInvocation(
@@ -209,3 +212,35 @@ async def test_start_checks_the_server_is_there() -> None:
     assert str(info.value) == (
         f"cannot reach http://127.0.0.1:{port}/v1/chat/completions: connection refused"
     )
+
+
+async def test_a_turn_of_tool_calls_only_answered_and_is_replayed_without_them(
+    llm: ScriptedLLM,
+) -> None:
+    """Contract §2: a turn's response is null only when it failed before producing one; a
+    reply of tool calls only (content null) produced one, with no text. Without tools: the
+    calls never ran, so the next turn replays the answer as text only: an assistant message
+    with tool_calls needs a tool message answering each call, which OpenAI requires."""
+    subtract = ToolCall("subtract", {"a": 5120, "b": 4480}, id="c1")
+    llm.queue(Completion(text=None, tool_calls=[subtract]), "echo:again")
+    target = openai(llm.base_url)
+    lookup = Turn(input="use a tool please", expected_tools=(ExpectedTool(name="subtract"),))
+    case = TestCase(
+        name="t", type="multi_turn", turns=(lookup, Turn(input="again", ground_truth="echo:again"))
+    )
+    await target.start()
+    try:
+        result = await run_case(case, target, CaseSettings(turn_timeout_s=2))
+    finally:
+        await target.aclose()
+
+    assert result.turns is not None
+    first = result.turns[0]
+    assert first.response == "" and first.errors == [] and first.passed
+    assert first.tool_calls == ["subtract"] and first.tools_matched is True
+    assert result.passed and result.status == "passed"
+    assert llm.requests[1].body["messages"] == [
+        {"role": "user", "content": "use a tool please"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "again"},
+    ]

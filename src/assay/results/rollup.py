@@ -130,7 +130,8 @@ def _nothing_checked_reason(result: TestResult) -> str:
 def settle(result: TestResult) -> TestResult:
     """Decide ``passed`` and ``status`` from everything on the result, in place: the
     contract's rules (§3 for a single turn's fields, §4 ``all(turn.passed)`` for a
-    multi-turn test; a goal test by its ``passed`` as its judge gave it, and its metrics),
+    multi-turn test; a goal test by its ``passed`` as its judge gave it, its metrics and
+    §4 ``all(turn.passed)``),
     with test-scoped metrics counted like any other; then a test that would pass although
     nothing was checked becomes ``not_run`` with the reason.
 
@@ -146,11 +147,11 @@ def settle(result: TestResult) -> TestResult:
         passed = (was_not_run or result.passed) and not errors
         passed = passed and result.tools_matched is not False
     if goal:
-        # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics):
-        # an agent error on a turn is shown to the judge, not a verdict of its own. Checks
-        # written on its scripted opening turns still count.
-        opening = [m for t in turns or () for m in t.metric_results]
-        passed = passed and all(m.passed is not False for m in opening)
+        # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics)
+        # and, as for every test with turns (contract §4), all its turns': a turn the agent
+        # failed (its error is among the test's errors too) or a check on a scripted
+        # opening turn that failed fails it.
+        passed = passed and all(t.passed for t in turns or ())
     if passed:
         for m in result.metric_results:
             if m.passed is False:
@@ -246,13 +247,32 @@ def _union_expected_tools(turns: list[TurnResult]) -> list[str | dict[str, Any]]
     return union
 
 
+def rolled_tools_matched(turns: Iterable[TurnResult]) -> bool | None:
+    """A test's ``tools_matched`` from its turns' (contract §4): null if no turn asserted
+    tools (none evaluated an assertion or expected tools), else whether none is false. A
+    skipped turn that expected tools asserted them (its own ``tools_matched`` is null: it
+    was never evaluated, as HoloDeck's executor leaves it), so the test's is not null."""
+    asserted = False
+    for turn in turns:
+        matched = turn.tools_matched
+        if matched is False:
+            return False
+        asserted = asserted or matched is not None or turn.expected_tools is not None
+    return True if asserted else None
+
+
+def turn_errors(turns: Iterable[TurnResult]) -> list[str]:
+    """The turns' errors as a test with turns lists them (contract §4), each marked with
+    its turn's 0-based index: ``[turn 1] RuntimeError: down``."""
+    return [f"[turn {i}] {msg}" for i, t in enumerate(turns) for msg in t.errors]
+
+
 def rollup_multi_turn(
     name: str, turns: list[TurnResult], timestamp: str, **extra: Any
 ) -> TestResult:
     """A multi-turn TestResult whose case-level fields follow contract §4 row by row."""
     if not turns:
         raise ValueError("a multi-turn result needs at least one turn")
-    asserted = [t.tools_matched for t in turns if t.tools_matched is not None]
     result = TestResult(
         test_name=name,
         test_type=extra.pop("test_type", "multi_turn"),
@@ -262,13 +282,13 @@ def rollup_multi_turn(
         tool_calls=[c for t in turns for c in t.tool_calls],
         tool_invocations=[inv for t in turns for inv in t.tool_invocations],
         expected_tools=_union_expected_tools(turns),
-        tools_matched=all(asserted) if asserted else None,
+        tools_matched=rolled_tools_matched(turns),
         ground_truth=None,
         metric_results=rollup_metrics(turns),
         passed=all(t.passed for t in turns),
         execution_time_ms=sum(t.execution_time_ms for t in turns),
         token_usage=_sum_usage(turns),
-        errors=[f"[turn {i}] {msg}" for i, t in enumerate(turns) for msg in t.errors],
+        errors=turn_errors(turns),
         timestamp=timestamp,
         turns=turns,
         **extra,

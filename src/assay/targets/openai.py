@@ -8,7 +8,10 @@ up to ``max_tool_rounds`` rounds, and every call is recorded as a ToolInvocation
 turns the calls and their results are replayed before that turn's answer (an assistant
 message with ``tool_calls``, then one ``tool`` message per call). The turn's token usage
 sums its rounds. Without ``tools:``, tool calls in a reply are recorded as the model made
-them (no result) and end the turn.
+them (no result) and end the turn; a reply of tool calls only is the text "". Later turns
+replay such a turn as an assistant message with that text and without its ``tool_calls``:
+an assistant message with ``tool_calls`` must be followed by a ``tool`` message for each
+call, which OpenAI checks, and calls nothing ran have no result to send.
 
 The key, read from ``api_key_env`` when that variable is set, goes in ``Authorization:
 Bearer`` (and ``api-key`` for Azure) and is registered with ``REDACTOR``; the default
@@ -156,8 +159,10 @@ class OpenAITarget(ClientTarget):
         text = completion.text
         if not text and completion.refusal:
             text = completion.refusal  # what the model said, in the field it said it in
-        if not text and completion.tool_calls:
-            text = None  # tool calls only
+        if text is None and completion.tool_calls:
+            # tool calls only: the model answered, with no text ("" in the turn's
+            # ``response``; null is a turn that failed before producing one)
+            text = ""
         reply = Reply(text=text, tool_invocations=calls, token_usage=usage)
         tool_rounds = tuple(chat[sent:])
         return reply, ToolRounds(request.input, tool_rounds) if tool_rounds else None
