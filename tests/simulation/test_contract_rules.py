@@ -1,6 +1,5 @@
 """The contract's deterministic rules: negations stripped from prohibitions, refusals moved
-out of the required list, the hash, usability, and a goal result settled by its judge and
-its turns."""
+out of the required list, the hash, usability, and a goal result settled by its judge."""
 
 from __future__ import annotations
 
@@ -105,12 +104,11 @@ def goal_result(metric_passed: bool, turn_errors: list[str]) -> TestResult:
     )
 
 
-def test_a_goal_test_passes_on_its_judges_verdict_and_every_turn() -> None:
-    assert settle(goal_result(True, [])).status == "passed"
-    # the judge saw the failed turn and found every behaviour met: the turn still fails
-    # the test, as it fails every test with turns (contract §4: all(t.passed for t in turns))
-    assert not settle(goal_result(True, ["HTTP 500"])).passed
-    failed = settle(goal_result(False, []))
+def test_a_goal_test_is_decided_by_its_judge_not_by_a_failed_turn() -> None:
+    # the judge saw the failed turn and found every behaviour met: the test passes
+    assert settle(goal_result(True, ["HTTP 500"])).status == "passed"
+    # a violation is a failure, not an error, even with a failed turn
+    failed = settle(goal_result(False, ["HTTP 500"]))
     assert failed.status == "failed" and not failed.passed
 
 

@@ -206,7 +206,7 @@ def incomplete_line(run_status: str, results: int) -> str | None:
 def turn_counts(result: TestResult) -> tuple[int, int] | None:
     """(turns passed, turns) for a test; a single-turn test is one turn. None for a test
     that was not run (its turns, if any, checked nothing) and for a goal test, whose turns
-    are its trace's conversation: its reports show how many turns it took."""
+    are its trace's conversation and are not passed one by one."""
     if result.status == "not_run" or result.test_type == "goal":
         return None
     turns = turns_of(result)

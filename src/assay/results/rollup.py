@@ -130,8 +130,7 @@ def _nothing_checked_reason(result: TestResult) -> str:
 def settle(result: TestResult) -> TestResult:
     """Decide ``passed`` and ``status`` from everything on the result, in place: the
     contract's rules (§3 for a single turn's fields, §4 ``all(turn.passed)`` for a
-    multi-turn test; a goal test by its ``passed`` as its judge gave it, its metrics and
-    §4 ``all(turn.passed)``),
+    multi-turn test; a goal test by its ``passed`` as its judge gave it, and its metrics),
     with test-scoped metrics counted like any other; then a test that would pass although
     nothing was checked becomes ``not_run`` with the reason.
 
@@ -147,11 +146,11 @@ def settle(result: TestResult) -> TestResult:
         passed = (was_not_run or result.passed) and not errors
         passed = passed and result.tools_matched is not False
     if goal:
-        # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics)
-        # and, as for every test with turns (contract §4), all its turns': a turn the agent
-        # failed (its error is among the test's errors too) or a check on a scripted
-        # opening turn that failed fails it.
-        passed = passed and all(t.passed for t in turns or ())
+        # A goal test's verdict is its judge's (``Goal Achievement``, among its metrics):
+        # an agent error on a turn is shown to the judge, not a verdict of its own. Checks
+        # written on its scripted opening turns still count.
+        opening = [m for t in turns or () for m in t.metric_results]
+        passed = passed and all(m.passed is not False for m in opening)
     if passed:
         for m in result.metric_results:
             if m.passed is False:
@@ -261,12 +260,6 @@ def rolled_tools_matched(turns: Iterable[TurnResult]) -> bool | None:
     return True if asserted else None
 
 
-def turn_errors(turns: Iterable[TurnResult]) -> list[str]:
-    """The turns' errors as a test with turns lists them (contract §4), each marked with
-    its turn's 0-based index: ``[turn 1] RuntimeError: down``."""
-    return [f"[turn {i}] {msg}" for i, t in enumerate(turns) for msg in t.errors]
-
-
 def rollup_multi_turn(
     name: str, turns: list[TurnResult], timestamp: str, **extra: Any
 ) -> TestResult:
@@ -288,7 +281,7 @@ def rollup_multi_turn(
         passed=all(t.passed for t in turns),
         execution_time_ms=sum(t.execution_time_ms for t in turns),
         token_usage=_sum_usage(turns),
-        errors=turn_errors(turns),
+        errors=[f"[turn {i}] {msg}" for i, t in enumerate(turns) for msg in t.errors],
         timestamp=timestamp,
         turns=turns,
         **extra,

@@ -6,7 +6,7 @@
    each sent through ``AgentConversation`` (the code scripted tests use), until the
    simulated user stops (never before ``min_turns``), ``max_turns`` is reached, or the
    session is lost. A failed agent turn is recorded on its turn and shown to the simulated
-   user and the judge; it also fails the test (contract §4), whatever the judge finds.
+   user and the judge.
 3. Fewer than two successful agent replies is an Error: there is nothing to judge.
 4. The goal judge gives a verdict per behaviour; "Goal Achievement" is the share met and
    passes when all are. The test's other test-scoped metrics are scored as usual.
@@ -25,7 +25,7 @@ from assay.cases.models import TestCase, Turn
 from assay.config import goal_floor, replies_needed
 from assay.models.structured import Call, usage_of
 from assay.results.models import MetricResult, TestResult, TokenUsage, TurnResult
-from assay.results.rollup import rolled_tools_matched, rollup_metrics, settle, turn_errors
+from assay.results.rollup import rolled_tools_matched, rollup_metrics, settle
 from assay.results.trace import (
     GOAL_METRIC,
     ExecutionStats,
@@ -183,9 +183,6 @@ def _result(
     assert spec is not None
     usages = [t.token_usage for t in turns if t.token_usage is not None]
     metrics = ([metric] if metric is not None else []) + rollup_metrics(turns)
-    # the goal test's own errors (an unusable contract, a failed judge, ...), then its
-    # turns' as every test with turns lists them (contract §4): a failed turn is an error
-    errors = errors + turn_errors(turns)
     return TestResult(
         test_name=run.case.name,
         test_type="goal",

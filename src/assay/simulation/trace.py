@@ -118,21 +118,17 @@ def findings(
     """The trace's summary lines: the verdict, each unmet behaviour, the turns and the
     agent's tool calls that failed, and what stopped the conversation."""
     lines: list[str] = []
-    turns = result.turns or ()
     if result.status == "error":
-        # the test's own errors; its turns' (listed after them) are lines of their own below
-        own = max(0, len(result.errors) - sum(len(t.errors) for t in turns))
-        lines += [f"✗ error: {e}" for e in result.errors[:own]]
+        lines += [f"✗ error: {e}" for e in result.errors]
     if evaluation is not None:
         unmet = [c for c in evaluation.criteria_evaluations if not c.met]
         if not unmet:
             lines.append("✓ All criteria met")  # the source trace's line, word for word
         lines += [f"✗ {unmet_line(c)}" for c in unmet]
-    for turn in turns:
-        for error in turn.errors:  # fails the test (contract §4)
-            lines.append(f"✗ turn {turn.turn_index + 1}: the agent's turn failed: {error}")
-        # a failed tool call is never hidden behind a pass: the judge weighed it, the
-        # reader sees it
+    for turn in result.turns or ():
+        for error in turn.errors:
+            lines.append(f"! turn {turn.turn_index + 1}: the agent's turn failed: {error}")
+        # never hidden behind a pass: the judge weighed it, the reader sees it
         for call in turn.tool_invocations:
             if call.error:
                 lines.append(
