@@ -115,6 +115,29 @@ def test_unknown_metric_and_bad_count() -> None:
     ]
 
 
+def test_one_metric_twice_in_a_list_needs_a_name_for_each() -> None:
+    # two results both called 'contains', averaged into one score by a conversation's roll-up
+    twice = [{"metric": "contains", "value": "A"}, {"metric": "contains", "value": "Z"}]
+    assert problems(suite({"name": "a", "input": "q"}, metrics=twice)) == [
+        "suite.yaml: metrics[1]: metrics[0] is also called 'contains': give each a name: of "
+        "its own (e.g. name: contains_2), or their results cannot be told apart"
+    ]
+    clash = [
+        {"metric": "regex", "pattern": "A", "name": "has-a"},
+        *twice[:1],
+        {"metric": "contains", "value": "A", "name": "has-a"},
+    ]
+    turn = {"input": "1", "metrics": clash}
+    assert problems(suite({"name": "a", "turns": [turn]})) == [
+        "suite.yaml: tests[0].turns[0].metrics[2].name: tests[0].turns[0].metrics[0] is also "
+        "called 'has-a': give each a name: of its own (e.g. name: has-a_3), or their results "
+        "cannot be told apart (test 'a')"
+    ]
+    named = [{**twice[0], "name": "has-a"}, {**twice[1], "name": "has-z"}]
+    loaded = parse_suite(suite({"name": "a", "input": "q", "metrics": named}), "suite.yaml")
+    assert [m.label for m in loaded.cases[0].turns[0].metrics] == ["has-a", "has-z"]
+
+
 def test_target_must_name_exactly_one_kind() -> None:
     (msg,) = problems({"name": "s", "target": {"python": "m:f", "demo": "travel"}})
     assert (

@@ -52,6 +52,23 @@ def test_report_out_below_a_file_is_refused_as_run_out_is(
     assert len(json.loads(assay_cli("runs", "--json").stdout)) == 1  # that run did not run
 
 
+def test_an_out_extension_contradicting_its_format_is_refused(
+    assay_cli: RunCli, tmp_path: Path, run_id: str
+) -> None:
+    line = (
+        "error: options: --format: --out 'r.json' names a json report by its extension, but "
+        "its --format is html: drop the --format, or give the --out an extension .html or .htm "
+        "(or one that names no format)"
+    )
+    refused(assay_cli("report", run_id, "--format", "html", "--out", "r.json"), line)
+    refused(assay_cli("run", "suite.yaml", "--out", "r.json", "--format", "html"), line)
+    assert not (tmp_path / "r.json").exists()
+    assert len(json.loads(assay_cli("runs", "--json").stdout)) == 1  # that run did not run
+    # an extension that names no format takes the --format
+    assert assay_cli("report", run_id, "--format", "html", "--out", "r.txt").returncode == 0
+    assert (tmp_path / "r.txt").read_text().startswith("<!DOCTYPE html>")
+
+
 def test_report_out_checked_before_the_run_is_looked_up(assay_cli: RunCli, tmp_path: Path) -> None:
     (tmp_path / "adir").mkdir()
     line = "error: options: --out: cannot write a report to 'adir': 'adir' is a folder"

@@ -211,6 +211,68 @@ def test_a_formula_with_its_value_or_a_blank_cell_reads(
     assert [(r.question, r.answer) for r in dataset.rows] == [("capital?", answer)]
 
 
+def _error_message(where: str, cell: str, error: str, why: str = "would read as blank") -> str:
+    return (
+        f"{where}: cell {cell} of sheet 'Tests' holds the error {error}, which {why}: fix the "
+        "formula (or type the value) and save"
+    )
+
+
+@pytest.mark.parametrize(
+    "error", ["#DIV/0!", "#N/A", "#REF!", "#VALUE!", "#NAME?", "#NUM!", "#NULL!"]
+)
+@pytest.mark.parametrize("formula", ["<f>1/0</f>", ""])  # computed, or the error typed in
+def test_an_error_cell_is_refused_not_read_as_blank(
+    tmp_path: Path, error: str, formula: str
+) -> None:
+    # python-calamine gives an error cell as "", as if the Answer were missing
+    path = _formula_sheet(tmp_path, f'<c r="B2" t="e">{formula}<v>{error}</v></c>')
+    assert _problems(path) == [_error_message(f"{path}: row 2, column Answer", "B2", error)]
+
+
+@pytest.mark.parametrize("error", ["#SPILL!", "#CALC!"])
+def test_an_error_calamine_cannot_read_is_named(tmp_path: Path, error: str) -> None:
+    # python-calamine refuses the whole sheet then, without saying which cell
+    path = _formula_sheet(tmp_path, f'<c r="B2" t="e"><f>A1:A2</f><v>{error}</v></c>')
+    why = "assay cannot read"
+    assert _problems(path) == [_error_message(f"{path}: row 2, column B", "B2", error, why)]
+
+
+def test_an_error_cell_is_named_by_its_row_and_column(tmp_path: Path) -> None:
+    rows = (
+        row(1, text_cell("A1", "Question"), text_cell("B1", "Answer"))
+        + row(2, text_cell("A2", "capital?"), text_cell("B2", "Paris"))
+        + row(3, '<c r="A3" t="e"><f>Sheet2!Z1</f><v>#REF!</v></c>', text_cell("B3", "Rome"))
+    )
+    path = write_xlsx(tmp_path / "errors.xlsx", sheet(rows))
+    assert _problems(path) == [_error_message(f"{path}: row 3, column Question", "A3", "#REF!")]
+
+
+def test_an_error_in_the_header_row_is_named_by_its_letter(tmp_path: Path) -> None:
+    rows = row(1, text_cell("A1", "Question"), '<c r="B1" t="e"><v>#NAME?</v></c>') + row(
+        2, text_cell("A2", "capital?"), text_cell("B2", "Paris")
+    )
+    path = write_xlsx(tmp_path / "errors.xlsx", sheet(rows))
+    assert _problems(path) == [_error_message(f"{path}: row 1, column B", "B1", "#NAME?")]
+
+
+def test_an_error_right_of_the_named_columns_is_refused(tmp_path: Path) -> None:
+    rows = row(1, text_cell("A1", "Question"), text_cell("B1", "Answer")) + row(
+        2, text_cell("A2", "capital?"), text_cell("B2", "Paris"), '<c r="D2" t="e"><v>#N/A</v></c>'
+    )
+    path = write_xlsx(tmp_path / "errors.xlsx", sheet(rows))
+    assert _problems(path) == [_error_message(f"{path}: row 2, column D", "D2", "#N/A")]
+
+
+def test_an_error_in_a_column_with_no_name_is_ignored_with_its_values(tmp_path: Path) -> None:
+    # a helper column with no name in the header row: its values are never read
+    rows = row(1, text_cell("A1", "Question"), text_cell("C1", "Answer")) + row(
+        2, text_cell("A2", "capital?"), '<c r="B2" t="e"><v>#N/A</v></c>', text_cell("C2", "Paris")
+    )
+    dataset = load_dataset(write_xlsx(tmp_path / "errors.xlsx", sheet(rows)))
+    assert [(r.question, r.answer) for r in dataset.rows] == [("capital?", "Paris")]
+
+
 def _merged_warning(count: str, refs: str) -> str:
     return (
         f"{count} ({refs}): every cell a range covers reads as its top-left cell, as the "

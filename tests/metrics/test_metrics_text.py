@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from assay.cases import parse_suite
+from assay.errors import ConfigError
 from assay.metrics import MetricConfigError, build_metric
 from tests.metrics._helpers import context, score
 
@@ -115,3 +119,50 @@ def test_regex_invalid_pattern_is_a_load_time_error() -> None:
         build_metric("regex", {"pattern": "(unclosed"})
     field, message = exc.value.problems[0]
     assert field == "pattern" and "invalid regular expression" in message
+
+
+@pytest.mark.parametrize("pattern", ["", ".*", "^", "$", "(?i)", r"\s*", "(Paris)?", "x|"])
+def test_a_regex_found_in_every_response_is_a_load_time_error(pattern: str) -> None:
+    # it passed every reply, even under --strict: a green result that tested nothing
+    with pytest.raises(MetricConfigError) as exc:
+        build_metric("regex", {"pattern": pattern})
+    ((field, message),) = exc.value.problems
+    assert field == "pattern"
+    if pattern:
+        assert message == (
+            f"{pattern!r} matches an empty string in any response, so it is found in every one "
+            "and checks nothing: make it need some text (.+ rather than .*), or match the whole "
+            f"response (match: full) (got {pattern!r})"
+        )
+    else:
+        assert message.startswith("an empty pattern is found in every response")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "match"),
+    [
+        ("^$", "search"),  # only an empty reply
+        (r"^\s*$", "search"),
+        (r"\B", "search"),
+        (r"^[^0-9]*$", "search"),  # no digit in it
+        ("^(?!ERROR)", "search"),  # a lookahead: it reads the text after its empty match
+        ("", "full"),  # an empty reply
+        (".*", "full"),  # one line
+    ],
+)
+def test_a_regex_that_can_fail_is_accepted(pattern: str, match: str) -> None:
+    build_metric("regex", {"pattern": pattern, "match": match})
+
+
+def test_a_regex_refused_in_a_suite_names_its_field(tmp_path: Path) -> None:
+    raw = {
+        "name": "s",
+        "target": {"python": "m:f"},
+        "tests": [{"name": "t", "input": "q", "metrics": [{"metric": "regex", "pattern": ""}]}],
+    }
+    with pytest.raises(ConfigError) as exc:
+        parse_suite(raw, "suite.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "suite.yaml: tests[0].metrics[0].pattern: an empty pattern is found in every response; "
+        "give the text the response must match (got '') (test 't')"
+    ]

@@ -38,6 +38,32 @@ def test_explicit_format_wins_and_bad_ones_are_named() -> None:
         format_for_path(Path("r.md"), "pdf")
 
 
+@pytest.mark.parametrize(
+    ("name", "fmt", "named", "instead"),
+    [
+        ("r.json", "html", "json", ".html or .htm"),
+        ("junit.xml", "markdown", "junit", ".md or .markdown"),
+        ("r.MD", "junit", "markdown", ".xml"),
+    ],
+)
+def test_a_format_the_extension_contradicts_is_refused(
+    name: str, fmt: str, named: str, instead: str
+) -> None:
+    # it was written silently: report.json holding HTML, misleading whatever reads it
+    with pytest.raises(ConfigError) as info:
+        format_for_path(Path(name), fmt)
+    assert [str(p) for p in info.value.problems] == [
+        f"options: --format: --out {name!r} names a {named} report by its extension, but its "
+        f"--format is {fmt}: drop the --format, or give the --out an extension {instead} (or "
+        "one that names no format)"
+    ]
+
+
+def test_a_format_the_extension_agrees_with_is_taken() -> None:
+    assert format_for_path(Path("r.htm"), "html") == "html"
+    assert format_for_path(Path("r.markdown"), "markdown") == "markdown"
+
+
 def test_write_report_in_every_format(report: Report, tmp_path: Path) -> None:
     for fmt in FORMATS:
         path = tmp_path / "out" / f"report.{fmt}"

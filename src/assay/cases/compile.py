@@ -101,6 +101,7 @@ class Compiler:
 
     def metrics(self, specs: Sequence[MetricSpec] | None, path: str) -> tuple[Metric, ...]:
         built = []
+        first: dict[str, int] = {}  # each label's first place in the list
         for i, spec in enumerate(specs or ()):
             try:
                 metric = build_metric(spec.metric, spec.options)
@@ -110,6 +111,16 @@ class Compiler:
                 continue
             where = f"{path}[{i}]" + (".name" if metric.options.name else "")
             self.name(metric.label, where, "metric name")
+            # a result is known by its label: two alike would be two results no one can tell
+            # apart, and a conversation's roll-up would average them into one score
+            if metric.label in first:
+                self.problem(
+                    where,
+                    f"{path}[{first[metric.label]}] is also called {metric.label!r}: give each "
+                    f"a name: of its own (e.g. name: {metric.label}_{i + 1}), or their results "
+                    "cannot be told apart",
+                )
+            first.setdefault(metric.label, i)
             built.append(metric)
         return tuple(built)
 

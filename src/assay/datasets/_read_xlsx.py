@@ -4,7 +4,8 @@ never the one tested silently: the first sheet the workbook shows is read, and a
 whose every sheet is hidden is refused.
 
 Formula cells give their cached value (what Excel last computed); one with none (a file
-written by openpyxl) is refused, for calamine would read it as blank (``_xlsx_formulas``).
+written by openpyxl) is refused, for calamine would read it as blank, and so is an error
+cell (``#DIV/0!``, ``#N/A``, ...) in a column that is read (``_xlsx_formulas``).
 Integral numbers lose their ``.0``. Merged or blank cells in the header row are refused:
 every column needs one name of its own; a merged range below it gives its value to every
 cell it covers, as the screen shows it (``_xlsx_merged``). A workbook calamine could not
@@ -22,8 +23,13 @@ from typing import TypeVar
 
 from python_calamine import CalamineError, CalamineSheet, CalamineWorkbook
 
-from assay.datasets._table import Table, cell_text, fail, named_width
-from assay.datasets._xlsx_formulas import first_formula_without_value, formula_without_value
+from assay.datasets._table import Table, cell_text, column_letters, fail, named_width
+from assay.datasets._xlsx_formulas import (
+    ErrorCell,
+    error_cell,
+    formula_without_value,
+    hidden_cells,
+)
 from assay.datasets._xlsx_guard import check_workbook
 from assay.datasets._xlsx_merged import Span, merged_filled
 from assay.datasets._xlsx_parts import Archive, first_visible, sheet_words, tabs
@@ -84,6 +90,8 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
         try:
             sheet = workbook.get_sheet_by_index(index)
         except (CalamineError, IndexError, ValueError) as exc:
+            if "cell error value" in str(exc):  # one calamine does not know (#SPILL!, #CALC!)
+                _refuse_first_error(path, source, index, workbook.sheet_names[index])
             raise fail(source, f"cannot read {which}: {_reason(exc)}") from None
         empty = EmptySheet([Problem(source, "", f"{which} ({sheet.name!r}) is empty")])
         start = sheet.start
@@ -91,7 +99,8 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
             raise empty
         # iter_rows() yields the rows above the first used one as blank rows, so its n-th row
         # is spreadsheet row n; columns start at the first used one.
-        rows = _numbered(sheet, 1, source, _Blanks(path, source, index, sheet.name))
+        blanks = _Blanks(path, source, index, sheet.name)
+        rows = _numbered(sheet, 1, source, blanks)
         header: list[str] | None = None
         header_number = 0
         for number, cells in rows:
@@ -100,6 +109,7 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
                 break
         if header is None:
             raise empty
+        blanks.header, blanks.first_column = header, start[1]
         table = Table(source=source, header=header, rows=rows, first_column=start[1])
         merged = sheet.merged_cell_ranges or []
         if merged:
@@ -111,20 +121,43 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
 
 
 class _Blanks:
-    """The first blank cell calamine gives has the sheet checked for formulas without a
-    saved value, which read as blank too; once."""
+    """The first blank cell calamine gives has the sheet checked, once, for formulas without
+    a saved value and for error cells, which read as blank too. A formula without a value is
+    refused at once; an error cell when its row is read, unless its column is one whose
+    values are ignored (no name in the header row)."""
 
     def __init__(self, path: Path, source: str, index: int, sheet: str) -> None:
         self.path, self.source, self.index, self.sheet = path, source, index, sheet
-        self.checked = False
+        self.errors: dict[int, list[ErrorCell]] | None = None  # by row, once checked
+        self.header: list[str] | None = None  # once read
+        self.first_column = 0  # 0-based, of header[0]
 
-    def check(self) -> None:
-        if self.checked:
-            return
-        self.checked = True
-        cell = first_formula_without_value(self.path, self.source, self.index)
-        if cell is not None:
-            raise formula_without_value(self.source, self.sheet, cell)
+    def check(self, number: int) -> None:
+        """Row ``number`` (1-based) has a blank cell."""
+        if self.errors is None:
+            hidden = hidden_cells(self.path, self.source, self.index)
+            if hidden.formula is not None:
+                raise formula_without_value(self.source, self.sheet, hidden.formula)
+            self.errors = hidden.errors
+        if self.errors and number in self.errors:
+            for column, cell, error in self.errors[number]:
+                name = self._read_column(column)
+                if name is not None:
+                    raise error_cell(self.source, self.sheet, number, name, cell, error)
+
+    def _read_column(self, column: int) -> str | None:
+        """How a message names spreadsheet column ``column`` (1-based): its name in the
+        header row, else its letter; None when its values are ignored (a blank header cell
+        left of the last named column)."""
+        header = self.header
+        if header is None:  # the header row or above it: a title, a column's name
+            return column_letters(column)
+        index = column - 1 - self.first_column
+        if 0 <= index < len(header) and header[index].strip():
+            return header[index].strip()
+        if 0 <= index < named_width(header):
+            return None
+        return column_letters(column)
 
 
 def _numbered(
@@ -135,8 +168,8 @@ def _numbered(
     number = first - 1
     try:
         for number, values in enumerate(sheet.iter_rows(), first):
-            if "" in values:
-                blanks.check()
+            if "" in values:  # (an error cell reads as "" too)
+                blanks.check(number)
             yield number, [v if v.__class__ is str else text(v) for v in values]
     except (OverflowError, ValueError) as exc:  # a date or duration Python cannot hold
         raise fail(
@@ -145,6 +178,18 @@ def _numbered(
             f"({exc}): format the cell as a number or as text",
             f"row {number + 1}",
         ) from None
+
+
+def _refuse_first_error(path: Path, source: str, index: int, sheet: str) -> None:
+    """Name the sheet's first error cell: calamine refuses a sheet holding an error it does
+    not know, without saying where."""
+    errors = hidden_cells(path, source, index).errors
+    if errors:
+        number = min(errors)
+        _, cell, error = min(errors[number])
+        letters = cell.rstrip("0123456789")
+        why = "which assay cannot read"
+        raise error_cell(source, sheet, number, letters, cell, error, why)
 
 
 def _refuse_merged_header(merged: list[Span], header_index: int, table: Table) -> None:

@@ -141,7 +141,7 @@ def _plain_cells(data: bytes, grid: _Grid) -> bool:
         return False
     grid.cells += len(found)
     grid.last_row = max(grid.last_row, max(map(int, map(_SECOND, found))))
-    for column in map(_column_number, set(map(_FIRST, found))):
+    for column in map(column_number, set(map(_FIRST, found))):
         grid.first_column = min(grid.first_column, column)
         grid.last_column = max(grid.last_column, column)
     return True
@@ -203,7 +203,7 @@ class _ExactScan:
                 f"{self.archive.sheet} has a cell reference {ref[:20]!r}, which is not one: "
                 "open it in Excel or LibreOffice and save it again"
             )
-        return int(match[2]) - 1, _column_number(match[1].upper().encode()) - 1
+        return int(match[2]) - 1, column_number(match[1].upper().encode()) - 1
 
     def _add(self, row: int, column: int) -> None:
         grid = self.grid
@@ -227,7 +227,7 @@ class _ExactScan:
         grid.first_column = min(grid.first_column, column + 1)
 
 
-def _column_number(letters: bytes) -> int:
+def column_number(letters: bytes) -> int:
     """``b"A"`` → 1, ``b"XFD"`` → 16384; ``b""`` → 0."""
     number = 0
     for byte in letters:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import ValidationInfo, field_validator, model_validator
 
 from assay.metrics._text import normalize, shorten
 from assay.metrics.base import Metric, MetricContext, MetricOptions, Score
@@ -99,20 +99,48 @@ class NotContains(_ContainsBase):
 
 
 class RegexOptions(MetricOptions):
+    match: Literal["search", "full"] = "search"  # before pattern: its check reads it
     pattern: str
-    match: Literal["search", "full"] = "search"
     case_insensitive: bool = False
     multiline: bool = False
     dotall: bool = False
 
     @field_validator("pattern")
     @classmethod
-    def _compiles(cls, value: str) -> str:
+    def _compiles(cls, value: str, info: ValidationInfo) -> str:
         try:
-            re.compile(value)
+            compiled = re.compile(value)
         except re.error as exc:
             raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+        if info.data.get("match") == "search" and matches_every_reply(compiled):
+            raise ValueError(
+                "an empty pattern is found in every response; give the text the response must match"
+                if not value
+                else f"{value!r} matches an empty string in any response, so it is found in "
+                "every one and checks nothing: make it need some text (.+ rather than .*), or "
+                "match the whole response (match: full)"
+            )
         return value
+
+
+# Replies a pattern is tried on to tell whether it matches every reply: empty, a word, a
+# space, a newline, and a sentence.
+_PROBES = ("", "x", " ", "\n", "Paris is the capital.\nIt is in France.")
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!", "(?(")
+
+
+def matches_every_reply(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern``, searched for, is found in any text at all: ``""``, ``.*``,
+    ``^``, ``$``, ``x?``. It is when it finds an empty match in each probe: with nothing
+    consumed, only its anchors and word boundaries decide, and those probes cover them
+    (``^$`` finds none in ``x``, ``\\B`` none in ``x``, ``\\b`` none in ``""``). A pattern
+    with a lookaround or a conditional is never judged so: an empty match of
+    ``^(?!ERROR)`` depends on the text after it."""
+    if any(mark in pattern.pattern for mark in _LOOKAROUND):
+        return False
+    return all(
+        any(found.end() == found.start() for found in pattern.finditer(probe)) for probe in _PROBES
+    )
 
 
 @metric("regex")

@@ -50,7 +50,24 @@ def format_for_path(path: Path, explicit: str | None = None) -> str:
         FORMATS.get(fmt)
     except UnknownName as exc:
         raise ConfigError([Problem("options", "--format", str(exc))]) from None
+    named = EXTENSIONS.get(path.suffix.lower())
+    if named is not None and named != fmt:  # report.json holding HTML: a reader is misled
+        raise ConfigError(
+            [
+                Problem(
+                    "options",
+                    "--format",
+                    f"--out {str(path)!r} names a {named} report by its extension, but its "
+                    f"--format is {fmt}: drop the --format, or give the --out an extension "
+                    f"{_extensions_of(fmt)} (or one that names no format)",
+                )
+            ]
+        )
     return fmt
+
+
+def _extensions_of(fmt: str) -> str:
+    return " or ".join(ext for ext, name in EXTENSIONS.items() if name == fmt) or "of its own"
 
 
 def render(report: Report, fmt: str) -> str:
