@@ -1,8 +1,8 @@
 """What an in-process agent does to its process does not move or lose the run's output:
 ``--out`` writes where the path pointed when the command started, though the agent changes
 the working folder (a stale report where CI reads it would look like this run's), and the
-summary and reports still go out when it closes ``sys.stdout`` or ``sys.stderr``; work it
-leaves running on threads of its own does not keep ``assay run`` from exiting."""
+summary and reports still go out when it closes or replaces ``sys.stdout`` or ``sys.stderr``;
+work it leaves running on threads of its own does not keep ``assay run`` from exiting."""
 
 from __future__ import annotations
 
@@ -58,6 +58,29 @@ def test_an_agent_closing_the_streams_loses_no_output(assay_cli: RunCli, tmp_pat
     assert proc.returncode == 1, proc.stdout + proc.stderr  # "x" is not "y": no crash, exit 3
     assert "2 tests: 1 passed, 1 failed, 0 errored, 0 not run" in proc.stdout
     assert "a bug in assay" not in proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert sorted(r["passed"] for r in report["results"]) == [False, True]
+
+
+REPLACER = """
+import io
+import sys
+
+def respond(query, session_id):
+    sys.stdout = io.StringIO()
+    sys.stderr = io.StringIO()
+    return "x"
+"""
+
+
+def test_an_agent_replacing_the_streams_loses_no_output(assay_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "replacer.py").write_text(REPLACER)
+    (tmp_path / "d.csv").write_text("Question,Answer\nhi,x\nho,y\n")
+    proc = assay_cli("run", "--dataset", "d.csv", "--target", "replacer:respond", "--out", "r.json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # before: nothing printed at all, the summary and this line gone into the agent's buffer
+    assert "2 tests: 1 passed, 1 failed, 0 errored, 0 not run" in proc.stdout
+    assert f"wrote {tmp_path / 'r.json'}" in proc.stdout.replace("\n", "")
     report = json.loads((tmp_path / "r.json").read_text())
     assert sorted(r["passed"] for r in report["results"]) == [False, True]
 
