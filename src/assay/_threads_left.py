@@ -61,8 +61,7 @@ def exit_if_threads_left(code: int, warn: bool = True) -> None:
                 f"running; assay exited without waiting for {'it' if left == 1 else 'them'}",
                 file=sys.stderr,
             )
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        with contextlib.suppress(Exception):  # closed or replaced by the user's code
-            if stream is not None:
-                stream.flush()
+    from assay.runner.forking import flush_std_streams  # the run is over: runner is loaded
+
+    flush_std_streams()
     os._exit(code)
