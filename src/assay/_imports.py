@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from assay._isolation import describe
+from assay._isolation import describe, exit_guarded
 from assay.errors import ConfigError, Problem
 
 
@@ -19,13 +19,16 @@ class ImportFailure(ValueError):
 
 def import_module(name: str, search_dirs: tuple[Path, ...] = ()) -> ModuleType:
     """Import module ``name``, searching ``search_dirs`` and the current directory first.
-    Raises ImportFailure whatever the module raises while it is imported (``sys.exit`` too)."""
+    Raises ImportFailure whatever the module raises while it is imported (``sys.exit`` too,
+    and ``os._exit``, guarded here as in a run: a grader's or a plugin's module is imported
+    when the suite loads, before any run, where it would end the process with its code)."""
     for folder in reversed((*search_dirs, Path.cwd())):  # so the first one is searched first
         if str(folder) in sys.path:
             sys.path.remove(str(folder))
         sys.path.insert(0, str(folder))
     try:
-        return importlib.import_module(name)
+        with exit_guarded():
+            return importlib.import_module(name)
     except KeyboardInterrupt:  # Ctrl-C while importing: the user's, not the module's
         raise
     except BaseException as exc:  # any import-time failure, sys.exit too

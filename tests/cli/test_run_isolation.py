@@ -462,3 +462,28 @@ def test_an_agent_module_that_exits_on_import_is_a_bad_suite(
     proc = assay_cli("run", str(path), "--store", f"sqlite:///{tmp_path / 'a.db'}")
     assert proc.returncode == 2  # not 0: nothing was tested
     assert "cannot import module 'quitter': SystemExit(0)" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("metrics: [{type: code, grader: 'quitter:grade'}]", "metrics[0].grader"),
+        ("plugins: [quitter]", "plugins[0]"),
+    ],
+    ids=["grader", "plugin"],
+)
+def test_a_grader_or_plugin_module_that_calls_os_exit_on_import_is_a_bad_suite(
+    assay_cli: RunCli, tmp_path: Path, line: str, where: str
+) -> None:
+    """Imported when the suite loads, before the run guards ``os._exit``: guarded there too,
+    as the agent's module is."""
+    (tmp_path / "quitter.py").write_text("import os\nos._exit(0)\n")
+    (tmp_path / "agent.py").write_text("def respond(query, session_id):\n    return 'ok'\n")
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"name: s\ntarget: {{python: 'agent:respond'}}\n{line}\ntests: [{{name: a, input: x}}]\n"
+    )
+    proc = assay_cli("run", str(path), "--store", f"sqlite:///{tmp_path / 'a.db'}")
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # before: 0, and nothing printed
+    assert f"{where}: cannot import module 'quitter': {EXITED}" in proc.stderr
+    assert not (tmp_path / "a.db").exists()  # nothing ran

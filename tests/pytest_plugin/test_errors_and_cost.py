@@ -93,3 +93,20 @@ def test_without_a_suite_the_plugin_is_loaded_and_costs_nothing(
         "test_light.py::test_nothing_heavy_is_imported": "PASSED",
         "test_light.py::test_assay_is_not_rewritten_by_pytest": "PASSED",
     }
+
+
+def test_a_grader_that_calls_os_exit_on_import_is_a_collection_error(
+    run_pytest: RunPytest, tmp_path: Path
+) -> None:
+    python_suite(tmp_path)
+    (tmp_path / "quitter.py").write_text("import os\nos._exit(0)\n")
+    (tmp_path / "bad.yaml").write_text(
+        "name: bad\ntarget: {python: 'agent:respond'}\n"
+        "metrics: [{type: code, grader: 'quitter:grade'}]\ntests: [{name: a, input: x}]\n"
+    )
+    result = run_pytest("--assay-suite", "bad.yaml")
+    assert result.returncode == EXIT_INTERRUPTED, result.out  # before: 0, nothing collected
+    assert (
+        "bad.yaml: metrics[0].grader: cannot import module 'quitter': os._exit(0) (it would have "
+        "ended the run)" in result.out
+    )

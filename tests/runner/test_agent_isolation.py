@@ -242,3 +242,42 @@ def test_os_exit_on_a_fresh_worker_fails_only_its_turn(tmp_path: Path) -> None:
     by_name = {r.test_name: r for r in report.results}
     assert [by_name[t].passed for t in "abcd"] == [True, False, True, True]
     assert by_name["b"].errors == [f"Agent invocation error: {EXITED}"]
+
+
+def test_a_fresh_worker_ends_without_waiting_for_the_agent_s_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker started as a fresh interpreter whose agent left a job running on a pool
+    (which Python's exit joins) ends once its results are sent, as a forked one does: the
+    driver neither waits ``STOP_WAIT_S`` for it nor kills it."""
+    import assay
+    from assay.runner import pool
+
+    (tmp_path / "lingering.py").write_text(
+        "import threading\nfrom concurrent.futures import ThreadPoolExecutor\n"
+        "_POOL = ThreadPoolExecutor(max_workers=1)\n_NEVER = threading.Event()\n"
+        "def respond(query, session_id):\n    _POOL.submit(_NEVER.wait)\n    return 'ok'\n"
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: s\ntarget: {python: 'lingering:respond'}\ntests:\n"
+        + "".join(f"  - {{name: {t}, input: {t}, ground_truth: ok}}\n" for t in "abcd")
+    )
+    ended: list[int | None] = []
+    close = pool._Worker.close
+
+    def recorded(worker: pool._Worker) -> None:
+        close(worker)
+        ended.append(worker.process.returncode)
+
+    monkeypatch.setattr(pool._Worker, "close", recorded)
+    monkeypatch.setattr(pool, "STOP_WAIT_S", 10.0)  # before: each worker killed after this
+    other = threading.Event()
+    threading.Thread(target=other.wait, daemon=True).start()
+    try:
+        assert not forking.can_fork()
+        report = assay.run(suite, workers=2, store=f"sqlite:///{tmp_path / 'a.db'}")
+    finally:
+        other.set()
+    assert [r.passed for r in report.results] == [True] * 4
+    assert ended == [0, 0]  # not -9 (SIGKILL)

@@ -323,3 +323,38 @@ def test_ctrl_c_on_the_server_leaves_the_run_interrupted_and_resumable(
         assert run is not None and run.status == "completed"
         assert len(store.completed_keys(run_id)) == 4
     assert agent.queries[-2:] == ["hang here", "last"]
+
+
+def test_a_run_process_ends_without_waiting_for_the_agent_s_threads(tmp_path: Path) -> None:
+    """The dashboard's run process, once its run is over, ends as ``assay run`` does though
+    the agent left a job running on a pool (which Python's exit joins): before, it never
+    ended, the server waiting on it."""
+    (tmp_path / "lingering.py").write_text(
+        "import threading\nfrom concurrent.futures import ThreadPoolExecutor\n"
+        "_POOL = ThreadPoolExecutor(max_workers=1)\n_NEVER = threading.Event()\n"
+        "def respond(query, session_id):\n    _POOL.submit(_NEVER.wait)\n    return 'ok'\n"
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: s\ntarget: {python: 'lingering:respond'}\n"
+        "tests: [{name: a, input: a, ground_truth: ok}]\n"
+    )
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assay.web._worker", str(write_end)],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(write_end,),
+        cwd=tmp_path,
+    )
+    os.close(write_end)
+    payload = {"store": f"sqlite:///{tmp_path / 'a.db'}", "suite": str(suite), "options": {}}
+    try:
+        _, err = process.communicate(json.dumps(payload).encode(), timeout=60)
+    finally:
+        process.kill()  # before: still there
+    with os.fdopen(read_end, encoding="utf-8") as events:
+        last = json.loads(events.read().splitlines()[-1])
+    assert process.returncode == 0, err.decode()
+    assert (last["event"], last["status"], last["passed"]) == ("finished", "completed", 1)
+    assert "left 1 thread running; assay exited without waiting for it" in err.decode()

@@ -150,6 +150,7 @@ def execute_with_progress(
 ) -> JobOutcome:
     """``assay.api.execute`` with the progress bar drawn from the run's start to its end;
     ``check_names`` is execute's."""
+    kept = sys.stdout, sys.stderr  # as the run found them: an in-process agent may replace them
     progress = RunProgress(enabled=enabled)
     try:
         return execute(
@@ -163,7 +164,10 @@ def execute_with_progress(
             check_names=check_names,
         )
     finally:
-        reopen_closed_streams()  # before the bar's last line and the summary
+        # before the bar's last line and the summary: streams an in-process agent replaced
+        # (a library silencing output) put back, closed ones reopened
+        sys.stdout, sys.stderr = kept
+        reopen_closed_streams()
         progress.stop()
 
 

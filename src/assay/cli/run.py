@@ -7,11 +7,13 @@ summary and the report files."""
 
 from __future__ import annotations
 
+import functools
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import ParamSpec
 
 import typer
 
@@ -40,9 +42,30 @@ HELP = {
     name: markup_safe(field.description or "") for name, field in RunOptions.model_fields.items()
 }
 DEFAULT_SUITE = "suite.yaml"  # what `assay run` runs when given no suite, dataset or run
+P = ParamSpec("P")
+
+
+def _ends_the_process(command: Callable[P, None]) -> Callable[P, None]:
+    """The command, then the process's end with its exit status, without waiting for the
+    threads the user's code left running (``assay._threads_left``): by then the run is
+    stored, its reports written and its summary printed."""
+
+    @functools.wraps(command)
+    def ended(*args: P.args, **kwargs: P.kwargs) -> None:
+        from assay._threads_left import exit_if_threads_left
+
+        try:
+            command(*args, **kwargs)
+        except typer.Exit as done:
+            exit_if_threads_left(done.exit_code)
+            raise
+        exit_if_threads_left(0)
+
+    return ended
 
 
 @app.command()
+@_ends_the_process
 @user_errors
 def run(
     suite: Path | None = typer.Argument(None, help="the suite file (YAML)"),

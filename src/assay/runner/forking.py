@@ -123,7 +123,7 @@ def _become_worker(name: str, keep: Collection[int], mask: set[int | signal.Sign
     let_go_of_signals(mask)
 
 
-def _flush_std_streams() -> None:
+def flush_std_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             if stream is not None:
@@ -133,7 +133,7 @@ def _flush_std_streams() -> None:
 def fork_worker(name: str, child: Callable[[], int], keep: Collection[int]) -> Forked:
     """Fork a process named ``name`` that runs ``child`` (its exit status) with only the
     inherited pipe ends ``keep``, then exits; call only when ``can_fork()``."""
-    _flush_std_streams()  # or the child would write the parent's buffered output again
+    flush_std_streams()  # or the child would write the parent's buffered output again
     with signals_held() as mask:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child's coverage is not collected
@@ -147,6 +147,6 @@ def fork_worker(name: str, child: Callable[[], int], keep: Collection[int]) -> F
 
                     traceback.print_exc()
             finally:
-                _flush_std_streams()
+                flush_std_streams()
                 os._exit(code)
     return Forked(pid)

@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from assay._isolation import ExitCalled, describe, exit_guarded, loop_stop_guarded
+from assay._threads_left import exit_if_threads_left
 from assay.cases.models import TestCase
 from assay.net.limits import share_limits
 from assay.results.models import TestResult
@@ -231,5 +232,9 @@ def main(read_fd: int, write_fd: int) -> None:
     except EOFError:
         return
     code = work(spec, inbox, outbox)
+    # its results are sent: threads the user's code left running are not waited for (the
+    # driver would wait STOP_WAIT_S for this process, then kill it); a forked worker ends
+    # with os._exit anyway
+    exit_if_threads_left(code, warn=False)
     if code:
         raise SystemExit(code)

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from assay._threads_left import exit_if_threads_left
 from assay.api import execute
 from assay.errors import AssayError
 from assay.results.models import TestResult
@@ -113,4 +114,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # the run is stored and the server told: threads the user's code left running are not
+    # waited for (this process would never end, the server waiting on it)
+    exit_if_threads_left(code)
+    sys.exit(code)
