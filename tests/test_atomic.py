@@ -67,3 +67,25 @@ def test_a_pipe_is_written_into_not_replaced(tmp_path: Path) -> None:
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+def test_the_file_the_process_output_goes_to_is_written_into(tmp_path: Path) -> None:
+    """``--out /dev/stdout > out.log``: /dev/stdout resolves to out.log; replaced, the
+    process's later output would go to the deleted file. Also out.log named directly."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from assay._atomic import write_atomically; "
+        "write_atomically(Path(sys.argv[1]), 'report\\n'); print('after', flush=True)"
+    )
+    for named in ("/dev/stdout", None):
+        log = tmp_path / "out.log"
+        log.write_text("")
+        before = os.stat(log).st_ino
+        with open(log, "a") as out:
+            subprocess.run(
+                [sys.executable, "-c", script, named or str(log)], stdout=out, check=True
+            )
+        assert os.stat(log).st_ino == before
+        assert log.read_text() == "report\nafter\n"

@@ -17,15 +17,18 @@ def write_atomically(path: Path, text: str) -> None:
     kept). Raises OSError as writing would; no temporary file is left behind.
 
     What cannot be replaced is written as it is, as before: not a regular file (/dev/null,
-    /dev/stdout, a pipe), or a file one may write in a folder one may not add a file to."""
+    a pipe), a path under /dev or /proc (``/dev/stdout`` redirected to a file), the file
+    this process's stdout or stderr writes to, or a file one may write in a folder one may
+    not add a file to."""
     path.parent.mkdir(parents=True, exist_ok=True)
     target = Path(os.path.realpath(path))
     try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-        regular = target.is_file()
+        found = os.stat(target)
     except FileNotFoundError:
-        mode, regular = None, True
-    if not regular:
+        mode, in_place = None, False
+    else:
+        mode, in_place = stat.S_IMODE(found.st_mode), _written_in_place(path, found)
+    if in_place:
         target.write_text(text, encoding="utf-8")
         return
     # short, whatever the name's length; 0o666 less the umask, as a new file gets
@@ -47,3 +50,17 @@ def write_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _written_in_place(path: Path, found: os.stat_result) -> bool:
+    """Whether replacing the file would cut something off: not a regular file, a device
+    path (``/dev/stdout`` resolves to the file the shell redirected it to), or the file
+    this process's own output goes to (replaced, the rest of the output would be lost)."""
+    if not stat.S_ISREG(found.st_mode) or path.absolute().parts[1:2] in (("dev",), ("proc",)):
+        return True
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            stream = os.fstat(fd)
+            if (stream.st_dev, stream.st_ino) == (found.st_dev, found.st_ino):
+                return True
+    return False
