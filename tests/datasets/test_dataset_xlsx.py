@@ -374,3 +374,13 @@ def test_a_merged_range_given_twice_is_read_once(tmp_path: Path) -> None:
     report = validate_dataset(_merged_sheet(tmp_path, "A2:A4", "A2:A4"))
     assert report.shape_line() == "MULTI-TURN — 3 rows, 1 conversations (grouped by session_id)"
     assert report.warnings[0] == _merged_warning("1 merged range", "A2:A4")
+
+
+def test_an_error_in_a_named_column_the_dataset_does_not_read_is_ignored(tmp_path: Path) -> None:
+    # `Notes` is listed as ignored by validate: a lookup there showing #N/A blocks nothing
+    rows = row(1, text_cell("A1", "Question"), text_cell("B1", "Answer"), text_cell("C1", "Notes"))
+    rows += row(
+        2, text_cell("A2", "capital?"), text_cell("B2", "Paris"), '<c r="C2" t="e"><v>#N/A</v></c>'
+    )
+    dataset = load_dataset(write_xlsx(tmp_path / "errors.xlsx", sheet(rows)))
+    assert [(r.question, r.answer) for r in dataset.rows] == [("capital?", "Paris")]

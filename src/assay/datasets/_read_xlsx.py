@@ -109,8 +109,8 @@ def open_xlsx(path: Path, source: str, index: int | None = None) -> Iterator[Tab
                 break
         if header is None:
             raise empty
-        blanks.header, blanks.first_column = header, start[1]
         table = Table(source=source, header=header, rows=rows, first_column=start[1])
+        blanks.table = table
         merged = sheet.merged_cell_ranges or []
         if merged:
             _refuse_merged_header(merged, header_number - 1, table)
@@ -124,13 +124,12 @@ class _Blanks:
     """The first blank cell calamine gives has the sheet checked, once, for formulas without
     a saved value and for error cells, which read as blank too. A formula without a value is
     refused at once; an error cell when its row is read, unless its column is one whose
-    values are ignored (no name in the header row)."""
+    values are ignored (no name in the header row, or a name the dataset does not read)."""
 
     def __init__(self, path: Path, source: str, index: int, sheet: str) -> None:
         self.path, self.source, self.index, self.sheet = path, source, index, sheet
         self.errors: dict[int, list[ErrorCell]] | None = None  # by row, once checked
-        self.header: list[str] | None = None  # once read
-        self.first_column = 0  # 0-based, of header[0]
+        self.table: Table | None = None  # once the header row is read
 
     def check(self, number: int) -> None:
         """Row ``number`` (1-based) has a blank cell."""
@@ -148,15 +147,15 @@ class _Blanks:
     def _read_column(self, column: int) -> str | None:
         """How a message names spreadsheet column ``column`` (1-based): its name in the
         header row, else its letter; None when its values are ignored (a blank header cell
-        left of the last named column)."""
-        header = self.header
-        if header is None:  # the header row or above it: a title, a column's name
+        left of the last named column, or a column the dataset does not read)."""
+        table = self.table
+        if table is None:  # the header row or above it: a title, a column's name
             return column_letters(column)
-        index = column - 1 - self.first_column
-        if 0 <= index < len(header) and header[index].strip():
-            return header[index].strip()
+        header, index = table.header, column - 1 - table.first_column
         if 0 <= index < named_width(header):
-            return None
+            read = table.read_columns
+            ignored = not header[index].strip() or (read is not None and index not in read)
+            return None if ignored else header[index].strip()
         return column_letters(column)
 
 

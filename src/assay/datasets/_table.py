@@ -37,6 +37,9 @@ class Table:
     # what the reader did that the user should know (merged cells filled), complete once
     # ``rows`` is consumed: ``assay validate`` prints them with the file's warnings
     warnings: list[str] = field(default_factory=list)
+    # the header positions the reader's caller reads, once it has mapped the columns (None:
+    # all): a cell that cannot be read in another column is no problem of the dataset's
+    read_columns: frozenset[int] | None = None
 
     def where(self, number: int, column: str | None = None) -> str:
         """A location for a Problem: ``row 7, column Answer``."""

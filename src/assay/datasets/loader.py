@@ -81,6 +81,7 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
     source = os.fspath(path)
     with open_table(Path(source), source) as table:
         plan = resolve_columns(table)
+        table.read_columns = frozenset(plan.index.values())
         problems: list[Problem] = []
         # validating reads the attached files too; a run reads them when it is planned
         check = None if keep is not None else _FileCheck(Path(source).parent)
