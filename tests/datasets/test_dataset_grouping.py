@@ -291,3 +291,10 @@ def test_a_session_id_spelled_as_missing_is_no_session(
         f"service read it, so that {where(0).split()[0]} is a conversation of its own (and 2 "
         f"more {where(0).split()[0]}s); give it a real session_id to group it"
     ]
+
+
+def test_session_ids_all_spelled_as_missing_are_not_called_blank(table: Writer) -> None:
+    dataset = load_dataset(table(HEADER, [["nan", 1, "a", "A"], ["nan", 2, "b", "A"]]))
+    assert len(dataset.conversations) == 2
+    assert not any("blank in every row" in warning for warning in dataset.warnings)
+    assert any("reads as missing" in warning for warning in dataset.warnings)

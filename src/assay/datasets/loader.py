@@ -107,7 +107,8 @@ def _scan(path: PathLike, keep: Callable[[DatasetRow], None] | None) -> ShapeRep
         conversations=tracker.conversations,
         column_map=plan.column_map,
         warnings=table.warnings
-        + column_warnings(plan, multi_turn, bool(tracker.sessions))
+        # a session_id spelled as missing is not blank: its own warning says what it is
+        + column_warnings(plan, multi_turn, bool(tracker.sessions or tracker.spelled_missing))
         + tracker.warnings(),
         ignored_columns=plan.ignored,
     )
