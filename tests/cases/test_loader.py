@@ -120,7 +120,7 @@ def test_one_metric_twice_in_a_list_needs_a_name_for_each() -> None:
     twice = [{"metric": "contains", "value": "A"}, {"metric": "contains", "value": "Z"}]
     assert problems(suite({"name": "a", "input": "q"}, metrics=twice)) == [
         "suite.yaml: metrics[1]: metrics[0] is also called 'contains': give each a name: of "
-        "its own (e.g. name: contains_2), or their results cannot be told apart"
+        "its own (e.g. name: contains-2), or their results cannot be told apart"
     ]
     clash = [
         {"metric": "regex", "pattern": "A", "name": "has-a"},
@@ -130,7 +130,7 @@ def test_one_metric_twice_in_a_list_needs_a_name_for_each() -> None:
     turn = {"input": "1", "metrics": clash}
     assert problems(suite({"name": "a", "turns": [turn]})) == [
         "suite.yaml: tests[0].turns[0].metrics[2].name: tests[0].turns[0].metrics[0] is also "
-        "called 'has-a': give each a name: of its own (e.g. name: has-a_3), or their results "
+        "called 'has-a': give each a name: of its own (e.g. name: has-a-3), or their results "
         "cannot be told apart (test 'a')"
     ]
     named = [{**twice[0], "name": "has-a"}, {**twice[1], "name": "has-z"}]

@@ -117,7 +117,7 @@ class Compiler:
                 self.problem(
                     where,
                     f"{path}[{first[metric.label]}] is also called {metric.label!r}: give each "
-                    f"a name: of its own (e.g. name: {metric.label}_{i + 1}), or their results "
+                    f"a name: of its own (e.g. name: {metric.label}-{i + 1}), or their results "
                     "cannot be told apart",
                 )
             first.setdefault(metric.label, i)
