@@ -58,6 +58,9 @@ def test_a_run_whose_report_does_not_fit_keeps_the_previous_one(tmp_path: Path) 
     assert re.search(
         r"cannot write the report to '\S+/out/report.json': File too large", proc.stderr
     )
+    # the run was only in memory: no `assay report` command can bring it back
+    assert "in-memory store, so it is gone" in proc.stderr
+    assert "assay report" not in proc.stderr
     assert (tmp_path / "out" / "report.json").read_text() == PREVIOUS
     assert os.listdir(tmp_path / "out") == ["report.json"]  # nothing half-written left
 

@@ -208,9 +208,15 @@ def run(
                     try:
                         write_report(report, path, f)
                     except OSError as exc:
+                        then = (
+                            "the run was in an in-memory store, so it is gone: give --out a "
+                            "path that can be written"
+                            if opened.in_memory
+                            else f"the run is stored: assay report {outcome.run.id[:12]} --out "
+                            "OTHER_PATH"
+                        )
                         raise StoreError(
-                            f"cannot write the report to {str(path)!r}: {exc.strerror}; the run "
-                            f"is stored: assay report {outcome.run.id[:12]} --out OTHER_PATH"
+                            f"cannot write the report to {str(path)!r}: {exc.strerror}; {then}"
                         ) from None
                     console.print(f"wrote {markup_safe(str(path))}")
     finally:
