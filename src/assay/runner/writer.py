@@ -49,7 +49,6 @@ from assay.errors import AssayError, StoreError, first_line
 from assay.results.models import TestResult
 from assay.runner.forking import let_go_of_signals, signals_held, single_threaded
 from assay.runner.storable import storable_payload, unstorable
-from assay.store._failures import store_wide
 from assay.store._lock import HEARTBEAT_S, RunHolder
 from assay.store._rows import Encoded, Handed, Prepared, prepare_json, prepared_of
 
@@ -122,6 +121,8 @@ def store_batch(store: Any, run_id: str, batch: list[Item]) -> list[int]:
         try:
             store.add_results(run_id, [(position, result)])
         except Exception as exc:
+            from assay.store._failures import store_wide  # with the store: SQLAlchemy
+
             if store_wide(exc):  # not this row's fault: no stand-in, which a resume would
                 raise  # count as its result; the run fails, and a resume runs the test again
             model = result if isinstance(result, TestResult) else result.result
