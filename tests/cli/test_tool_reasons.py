@@ -51,7 +51,12 @@ def test_a_single_turn_tool_failure_says_why_everywhere(assay_cli: RunCli, tmp_p
     report = json.loads((tmp_path / "r.json").read_text())
     results = by_name(report)
     cnt0, miss, both = results["cnt0"], results["miss"], results["both"]
-    assert (cnt0["status"], cnt0["errors"], cnt0["arg_match_details"]) == ("failed", [], None)
+    # the reasons are errors too (HoloDeck's rule), and a wrong tool still fails, not errors
+    assert (cnt0["status"], cnt0["errors"], cnt0["arg_match_details"]) == (
+        "failed",
+        [COUNT_0],
+        None,
+    )
     assert cnt0["tool_mismatches"] == [COUNT_0]
     assert miss["tool_mismatches"] == [MISSING]
     # the same texts as the same checks give on the turns of a multi-turn test
@@ -68,6 +73,7 @@ def test_a_single_turn_tool_failure_says_why_everywhere(assay_cli: RunCli, tmp_p
     markdown = (tmp_path / "r.md").read_text()
     assert markdown.count(f"- **Tool mismatch:** {COUNT_0}") == 2  # cnt0, and turn 0 of both
     assert markdown.count(f"- **Tool mismatch:** {MISSING}") == 2
+    assert "- **Error:**" not in markdown  # each reason once, as a tool mismatch
     cases = {c.get("name"): c for c in ET.parse(tmp_path / "r.xml").iter("testcase")}
     failures = {name: case.find("failure") for name, case in cases.items()}
     assert {n: f.get("message") for n, f in failures.items() if f is not None} == {

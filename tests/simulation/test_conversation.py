@@ -151,6 +151,37 @@ def test_opening_turns_are_sent_before_the_simulated_user_takes_over(
     ]
 
 
+def test_an_opening_turn_with_a_wrong_tool_was_answered_not_an_agent_error(
+    tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
+) -> None:
+    # its tool-mismatch reason is in its errors too (HoloDeck's rule), but the agent replied:
+    # a successful reply, with no error for the simulated user or the judge to see
+    model.user = [user_turn("simulated"), user_turn("", stop=True)]
+    model.contract = contract = contract_reply()
+    seen: list[str] = []
+
+    def judge(conversation: str) -> dict[str, Any]:
+        seen.append(conversation)
+        return judge_reply(contract)
+
+    model.judge = judge
+    opening = {"input": "scripted first", "expected_tools": ["divide"]}
+    test = {"name": "g", "goal": "Talk", "max_turns": 2, "turns": [opening]}
+    result = only(run_suite(goal_suite(tmp_path, agent, llm, [test])))
+    first = (result.turns or [])[0]
+    assert first.tools_matched is False and first.errors == ["no call to 'divide' found"]
+    assert "agent_error" not in seen[0] and "(The assistant's reply failed" not in str(
+        model.seen["user"]
+    )
+    trace = valid_trace(result.trace)
+    stats = trace["execution_stats"]
+    assert (stats["successful_replies"], stats["failed_turns"]) == (2, 0)
+    assert trace["history"][0]["tool_message"]["success"] is True
+    assert not any("the agent's turn failed" in f for f in trace["findings"])
+    # its tools failed, so the test did (not errored): the judge had its say
+    assert (result.status, result.errors) == ("failed", [])
+
+
 def test_an_agent_error_reaches_the_simulated_user_and_the_judge(
     tmp_path: Path, agent: AgentServer, llm: ScriptedLLM, model: GoalModel
 ) -> None:

@@ -470,10 +470,10 @@ async def test_missing_expected_tool_fails_turn() -> None:
     turn = turns_of(result)[0]
     assert turn.tools_matched is False
     assert turn.passed is False
-    # Deliberate difference (docs/results.md): HoloDeck names the missing tool in `errors`;
-    # assay names it in `tool_mismatches` and keeps `errors` for what broke.
-    assert any("divide" in m for m in turn.tool_mismatches)
-    assert turn.errors == []
+    assert any("divide" in e for e in turn.errors)
+    # the reason is in both, as HoloDeck writes it; a wrong tool fails, it does not error
+    assert turn.errors == turn.tool_mismatches == ["no call to 'divide' found"]
+    assert result.errors == ["[turn 0] no call to 'divide' found"]
     assert result.status == "failed"
 
 
@@ -558,8 +558,8 @@ async def test_a_failed_turn_still_checks_its_expected_tools() -> None:
             "unmatched_reason": "no call to 'subtract' found",
         }
     ]
-    # the mismatches stay out of errors (docs/results.md): errors hold what broke
-    assert first.errors == ["ValueError: backend down"]
+    # the turn's own error first, then the mismatch reasons (HoloDeck's order)
+    assert first.errors == ["ValueError: backend down", *first.tool_mismatches]
     assert second.tools_matched is True
     assert result.tools_matched is False and result.status == "error"
 
@@ -573,7 +573,7 @@ async def test_a_failed_single_turn_test_still_checks_its_expected_tools() -> No
     assert result.tools_matched is False
     assert result.tool_mismatches == ["no call to 'search' found"]
     assert result.arg_match_details is None  # a name-only assertion has no entry
-    assert result.errors == ["Agent invocation error: Invalid API key"]
+    assert result.errors == ["Agent invocation error: Invalid API key", *result.tool_mismatches]
     assert result.status == "error"
 
 

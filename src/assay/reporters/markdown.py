@@ -38,7 +38,7 @@ from assay.reporters.view import (
     without_nul,
 )
 from assay.results.models import Report, TestResult, TurnResult
-from assay.results.rollup import StatusCounts
+from assay.results.rollup import StatusCounts, errors_that_broke
 
 MAX_TABLE_ROWS = 200
 """Above this many tests the table lists only those that did not pass."""
@@ -167,7 +167,8 @@ def _turn_section(turn: TurnResult) -> list[str]:
         lines += _field("Ground truth", turn.ground_truth)
     if turn.tool_calls:
         lines.append(f"- **Tools called:** {md_code(', '.join(turn.tool_calls))}")
-    lines += [f"- **Error:** {md_text(e)}" for e in turn.errors]
+    errors = errors_that_broke(turn.errors, turn.tool_mismatches)  # mismatches: below
+    lines += [f"- **Error:** {md_text(e)}" for e in errors]
     lines += [f"- **Tool mismatch:** {md_text(m)}" for m in tool_mismatches(turn)]
     for m in failed_metrics(turn.metric_results):
         lines.append(f"- **Failed metric:** {md_text(metric_verdict(m))}")

@@ -24,6 +24,7 @@ from assay.reporters.view import (
     why_failed,
     why_turn_failed,
 )
+from assay.results.rollup import errors_that_broke, result_errors_that_broke
 
 if TYPE_CHECKING:
     import jinja2
@@ -80,6 +81,8 @@ def template_environment(package: str, **options: Any) -> jinja2.Environment:
         why_failed=why_failed,
         why_turn_failed=why_turn_failed,
         tool_mismatches=tool_mismatches,
+        errors_that_broke=errors_that_broke,
+        result_errors_that_broke=result_errors_that_broke,
         metric_verdict=metric_verdict,
     )
     return env

@@ -19,7 +19,7 @@ from assay.results.models import (
     TestResult,
     TurnResult,
 )
-from assay.results.rollup import StatusCounts, nothing_checked
+from assay.results.rollup import StatusCounts, errors_that_broke, nothing_checked
 from assay.results.trace import unmet_behaviour
 
 STATUS_LABELS = {"passed": "passed", "failed": "failed", "error": "error", "not_run": "not run"}
@@ -118,7 +118,8 @@ def metric_verdict(metric: MetricResult) -> str:
 
 def why_turn_failed(turn: TurnResult) -> list[str]:
     """Every reason the turn did not pass, errors first; empty for a passing turn."""
-    reasons = list(turn.errors)
+    # errors repeat the tool-mismatch reasons (as HoloDeck's do): each is shown once, below
+    reasons = list(errors_that_broke(turn.errors, turn.tool_mismatches))
     if turn.skipped and not turn.errors:
         reasons.append("skipped: the session could not continue")
     reasons += tool_mismatches(turn)

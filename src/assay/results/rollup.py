@@ -9,7 +9,7 @@ result that tested nothing is the worst thing a testing tool can report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from statistics import fmean
@@ -55,9 +55,32 @@ def checks_passed(
 
 
 def status_of(passed: bool, errors: list[str]) -> Literal["passed", "failed", "error"]:
+    """``errors``: those that broke something (``errors_that_broke``), not every error."""
     if passed:
         return "passed"
     return "error" if errors else "failed"
+
+
+def errors_that_broke(errors: list[str], mismatches: Collection[str]) -> list[str]:
+    """The errors that say something broke (the agent, a timeout, the session, a grader),
+    without the tool-mismatch reasons (``mismatches``: the turn's ``tool_mismatches``) that
+    ``errors`` repeat after them, as HoloDeck's executor writes them. Only these make a
+    status ``error``: a wrong tool call is ``failed``; and a reporter showing errors beside
+    the mismatches shows these, so no reason is shown twice. A result stored before the
+    reasons were added to ``errors`` has none to leave out. Read-only: it may be ``errors``."""
+    if not errors or not mismatches:
+        return errors
+    return [error for error in errors if error not in mismatches]
+
+
+def result_errors_that_broke(result: TestResult) -> list[str]:
+    """``errors_that_broke`` of a test's ``errors``: a multi-turn test's hold each turn's
+    as ``[turn i] message`` (contract §4), its turns' mismatches among them."""
+    errors, turns = result.errors, result.turns
+    if not errors or not turns:
+        return errors_that_broke(errors, result.tool_mismatches)
+    mismatches = {f"[turn {i}] {m}" for i, t in enumerate(turns) for m in t.tool_mismatches}
+    return errors_that_broke(errors, mismatches)
 
 
 def checked(result: TestResult) -> bool:
@@ -163,7 +186,7 @@ def settle(result: TestResult) -> TestResult:
         return result
     if was_not_run:
         result.errors = []
-    status = "passed" if passed else "error" if result.errors else "failed"  # status_of
+    status = status_of(passed, result_errors_that_broke(result))  # a wrong tool: failed
     # set as the model's __setattr__ sets them (it has no validate_assignment), for less
     fields = result.__dict__
     fields["passed"], fields["status"] = passed, status

@@ -416,9 +416,14 @@ def _sent_fields(
 
 
 def _tool_fields(fields: dict[str, Any], check: ToolCheck) -> None:
+    mismatches = check.mismatches
     fields["tools_matched"] = check.tools_matched
     fields["arg_match_details"] = check.arg_match_details
-    fields["tool_mismatches"] = check.mismatches
+    fields["tool_mismatches"] = mismatches
+    if mismatches:
+        # HoloDeck's executor writes each reason into the turn's errors too, after the
+        # turn's own; they do not make its status "error" (``errors_that_broke``)
+        fields["errors"] = [*fields["errors"], *mismatches]
 
 
 def _first_fields(index: int, turn: Turn, errors: list[str], latency_ms: float) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from assay.simulation.trace import (
     build_trace,
     role_stats,
     trace_contract,
+    turn_failure,
     turn_timings,
     unmet_line,
 )
@@ -92,12 +93,11 @@ class _Run:
 
 
 def _seen(turn: TurnResult) -> SeenTurn:
-    error = "; ".join(turn.errors) if turn.errors else None
-    return SeenTurn(turn.input, turn.response, error)
+    return SeenTurn(turn.input, turn.response, turn_failure(turn))
 
 
 def _judged(turn: TurnResult) -> JudgedTurn:
-    error = "; ".join(turn.errors) if turn.errors else None
+    error = turn_failure(turn)
     return JudgedTurn(
         turn.turn_index + 1, turn.input, turn.response, error, tuple(turn.tool_invocations)
     )
@@ -224,8 +224,8 @@ def _finish(
         duration_ms=round((time.perf_counter() - run.t0) * 1000, 3),
         stopped_by=run.stopped_by,
         stop_reason=run.stop_reason,
-        successful_replies=sum(1 for t in turns if not t.errors and not t.skipped),
-        failed_turns=sum(1 for t in turns if t.errors),
+        successful_replies=sum(1 for t in turns if turn_failure(t) is None and not t.skipped),
+        failed_turns=sum(1 for t in turns if turn_failure(t) is not None),
         turn_timings=turn_timings(turns, run.records),
         agent=agent_stats(turns, None),
         simulated_user=role_stats(run.simulator_calls, getattr(simulator, "name", None)),
@@ -263,7 +263,7 @@ async def run_goal_case(
     finally:
         await conversation.close()
     turns = conversation.turns
-    replies = sum(1 for t in turns if not t.errors and not t.skipped)
+    replies = sum(1 for t in turns if turn_failure(t) is None and not t.skipped)
     needed = replies_needed(case.goal.min_turns, case.goal.max_turns)
     if failure is None and replies < needed:
         failure = (

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from assay.models.structured import Call, usage_of
 from assay.results.models import TestResult, TokenUsage, TurnResult
+from assay.results.rollup import errors_that_broke
 from assay.results.trace import (
     GOAL_METRIC,
     AgentMessage,
@@ -56,13 +57,20 @@ def agent_stats(turns: Sequence[TurnResult], model: str | None) -> RoleStats:
     return RoleStats(model=model, calls=len(sent), token_usage=usage)
 
 
+def turn_failure(turn: TurnResult) -> str | None:
+    """Why the agent's turn failed (its errors, joined), or None when it answered: a turn
+    whose only errors are its tool-mismatch reasons was answered, wrong tools or not."""
+    errors = errors_that_broke(turn.errors, turn.tool_mismatches)
+    return "; ".join(errors) if errors else None
+
+
 def history(turns: Sequence[TurnResult], records: Sequence[TraceTurnRecord]) -> list[TraceTurn]:
     out = []
     for turn, record in zip(turns, records, strict=True):
         number = turn.turn_index + 1
         call_id = f"turn-{number}"
         arguments = json.dumps({"message": turn.input}, ensure_ascii=False)
-        error = "; ".join(turn.errors) if turn.errors else None
+        error = turn_failure(turn)
         out.append(
             TraceTurn(
                 turn_number=number,
@@ -126,7 +134,7 @@ def findings(
             lines.append("✓ All criteria met")  # the source trace's line, word for word
         lines += [f"✗ {unmet_line(c)}" for c in unmet]
     for turn in result.turns or ():
-        for error in turn.errors:
+        for error in errors_that_broke(turn.errors, turn.tool_mismatches):
             lines.append(f"! turn {turn.turn_index + 1}: the agent's turn failed: {error}")
         # never hidden behind a pass: the judge weighed it, the reader sees it
         for call in turn.tool_invocations:
