@@ -7,16 +7,12 @@ I/O error): room for small results, none for the one big reply."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import resource
 import shlex
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 from assay.store import open_store
-from tests.cli.conftest import ASSAY, RunCli
+from tests.cli.conftest import RunCli
 from tests.store.conftest import run_info
 
 AGENT = """
@@ -25,11 +21,6 @@ def respond(query, session_id):
 """
 NAMES = ["a", "b", "c", "big", "d", "e", "f"]
 ROOM = 2_000_000  # bytes any file may grow to past the store's size: a small result's rows fit
-
-
-def at_most(size: int) -> Callable[[], None]:
-    """A child's ``preexec_fn``: no file it writes grows past ``size`` bytes."""
-    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
 def test_a_result_the_full_disk_refused_is_run_again_on_resume(
@@ -46,16 +37,7 @@ def test_a_result_the_full_disk_refused_is_run_again_on_resume(
     with open_store(url) as store:  # its tables made by a first write
         store.create_run(run_info("an-earlier-run"))
     limit = db.stat().st_size + ROOM
-    run = subprocess.run(
-        [ASSAY, "run", "suite.yaml", "--store", url],
-        cwd=tmp_path,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=at_most(limit),
-    )
+    run = assay_cli("run", "suite.yaml", "--store", url, timeout=120, max_file_bytes=limit)
     assert run.returncode == 3, run.stdout + run.stderr
     assert "disk I/O error" in run.stderr
     found = re.search(r"(assay run --resume \S+ .*?) runs the tests without one", run.stderr)

@@ -8,11 +8,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
-import subprocess
 from pathlib import Path
 
-from tests.cli.conftest import ASSAY, RunCli
+from tests.cli.conftest import RunCli
 
 AGENT = 'def respond(query, session_id):\n    return "Paris " + "x" * 200_000\n'
 SUITE = (
@@ -23,24 +21,6 @@ LIMIT = 64 * 1024
 PREVIOUS = '{"previous": "good report"}\n'
 
 
-def limit_files() -> None:
-    """A child's ``preexec_fn``: no file it writes grows past LIMIT bytes."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
-
-
-def assay_on_a_full_disk(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ASSAY, *args],
-        cwd=folder,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=limit_files,
-    )
-
-
 def wide_suite(folder: Path) -> None:
     (folder / "agent.py").write_text(AGENT)
     (folder / "suite.yaml").write_text(SUITE)
@@ -48,12 +28,13 @@ def wide_suite(folder: Path) -> None:
     (folder / "out" / "report.json").write_text(PREVIOUS)
 
 
-def test_a_run_whose_report_does_not_fit_keeps_the_previous_one(tmp_path: Path) -> None:
+def test_a_run_whose_report_does_not_fit_keeps_the_previous_one(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
     wide_suite(tmp_path)
     # an in-memory store: the report is the only file the run writes
-    proc = assay_on_a_full_disk(
-        tmp_path, "run", "suite.yaml", "--store", "sqlite://", "--out", "out/report.json"
-    )
+    args = ["run", "suite.yaml", "--store", "sqlite://", "--out", "out/report.json"]
+    proc = assay_cli(*args, timeout=120, max_file_bytes=LIMIT)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert re.search(
         r"cannot write the report to '\S+/out/report.json': File too large", proc.stderr
@@ -75,7 +56,7 @@ def test_a_stored_report_that_does_not_fit_keeps_the_previous_one(
     [stored] = json.loads(assay_cli("runs", "--json", "--store", store).stdout)
 
     args = ["report", stored["id"], "--store", store, "--out", "out/report.json"]
-    proc = assay_on_a_full_disk(tmp_path, *args)
+    proc = assay_cli(*args, timeout=120, max_file_bytes=LIMIT)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert re.search(r"cannot write a report to 'out/report.json': File too large", proc.stderr)
     assert (tmp_path / "out" / "report.json").read_text() == PREVIOUS
