@@ -226,6 +226,78 @@ def test_which_query_values_a_shown_url_masks() -> None:
     assert shown("no URL?password=x") == "no URL?password=x"
 
 
+# every name a query parameter holding a credential goes by (matched whole, in any case)
+QUERY_CREDENTIALS = (
+    *("api_key", "apikey", "api-key", "x-api-key", "key", "code", "access_token", "token"),
+    *("refresh_token", "id_token", "session_token", "private_token", "auth", "secret"),
+    *("client_secret", "password", "passwd", "pwd", "sslpassword", "sig", "signature"),
+    *("x-amz-signature", "x-amz-credential", "x-amz-security-token"),
+)
+# ordinary parameters whose names hold a credential word, as a header's would
+ORDINARY = "page_token=abc123&sort_key=date&keyword=paris&partition_key=p7&idempotency_key=i9"
+
+
+@pytest.mark.parametrize("name", [*QUERY_CREDENTIALS, "API_KEY", "X-Amz-Signature", "Code"])
+def test_a_query_parameter_named_as_a_credential_is_masked(name: str) -> None:
+    from assay.secrets import mask_url_credentials as shown
+
+    assert shown(f"see https://h/c?lang=en&{name}=v4lue-1234&x=1 now") == (
+        f"see https://h/c?lang=en&{name}=***&x=1 now"
+    )
+
+
+def test_ordinary_query_parameters_with_credential_words_are_kept() -> None:
+    from assay.secrets import Redactor, mask_url_credentials, url_secrets
+
+    for text in (
+        f"Next page: https://api.example.com/items?{ORDINARY}",
+        "https://h/x?authMode=sso&tokens=3&keys=a,b&monkey=1&api_key_env=K&codes=4",
+    ):
+        assert mask_url_credentials(text) == text
+    url = f"http://localhost:8000/chat?mode_key=default&{ORDINARY}"
+    assert url_secrets(url) == []
+    redactor = Redactor(url_secrets(url))
+    assert redactor("The default answer is Paris") == "The default answer is Paris"
+    assert redactor(url) == url
+
+
+def test_a_short_query_secret_is_masked_in_urls_only() -> None:
+    """A value under MIN_SECRET_LENGTH is not registered, as a header's is not: masking
+    ``abc`` in any text would damage ordinary words."""
+    from assay.secrets import Redactor, url_secrets
+
+    redactor = Redactor(url_secrets("http://h/c?key=abc&token=long-enough-1"))
+    assert redactor("abc and long-enough-1, http://h/c?key=abc&token=long-enough-1") == (
+        "abc and ***, http://h/c?key=***&token=***"
+    )
+
+
+def test_ordinary_query_parameters_are_kept_in_replies_ground_truths_and_config(
+    server: AgentServer, tmp_path: Path
+) -> None:
+    """An agent URL with ``?mode_key=default`` registers no secret: its replies keep the
+    word, and the parameters stay in the URL, the ground truth and the run's config."""
+    link = f"Next page: https://api.example.com/items?{ORDINARY}"
+    url = f"{server.url}/echo?mode_key=default&lang=en"
+    (tmp_path / "suite.yaml").write_text(
+        f"""
+name: ordinary
+target: {{http: {{url: "{url}"}}}}
+tests: [{{name: one, input: "The default answer is Paris", ground_truth: "{link}"}}]
+"""
+    )
+    done, _ = run(tmp_path, "suite.yaml")
+    assert done.returncode in (0, 1), done.stderr
+    assert server.requests[0].query == {"mode_key": "default", "lang": "en"}
+    data = report(tmp_path)
+    result = data["results"][0]
+    assert "'mode_key': 'default'" in result["agent_response"]
+    assert result["test_input"] == "The default answer is Paris"
+    assert result["ground_truth"] == link
+    assert data["run"]["config"]["tests"][0]["ground_truth"] == link
+    assert data["run"]["config"]["target"]["http"]["url"] == url
+
+
 def test_a_key_in_the_openai_target_s_base_url_query(llm: ScriptedLLM, tmp_path: Path) -> None:
     key = "azure-query-key-2468"
     base_url = f"{llm.base_url}?api-version=2024-06-01&api-key={key}"
