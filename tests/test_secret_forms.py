@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -296,6 +298,39 @@ tests: [{{name: one, input: "The default answer is Paris", ground_truth: "{link}
     assert result["ground_truth"] == link
     assert data["run"]["config"]["tests"][0]["ground_truth"] == link
     assert data["run"]["config"]["target"]["http"]["url"] == url
+
+
+def test_a_key_in_a_reply_s_url_query_is_masked_with_no_secret_registered(
+    tmp_path: Path,
+) -> None:
+    """No secret is known and the reply holds no ``@``: the URL's query is still masked, in
+    the report, the store's payload and a report rendered from the store."""
+    key = "sk-live-abcdef123"
+    (tmp_path / "query_agent.py").write_text(
+        f"def respond(query, session_id):\n    return 'https://h.example/x?api_key={key}&lang=en'\n"
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: reply\ntarget: {python: 'query_agent:respond'}\n"
+        "tests: [{name: one, input: 'What is the capital of France?', ground_truth: Paris}]\n"
+    )
+    done, outputs = run(tmp_path, "suite.yaml")
+    assert done.returncode == 1, done.stderr  # equality failed: the reply was not Paris
+    data = report(tmp_path)
+    assert data["results"][0]["agent_response"] == "https://h.example/x?api_key=***&lang=en"
+    with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
+        (payload,) = db.execute("SELECT payload FROM assay_test_results").fetchone()
+    assert json.loads(payload)["agent_response"] == "https://h.example/x?api_key=***&lang=en"
+    markdown = subprocess.run(
+        [str(ASSAY), "report", data["run"]["id"], "--format", "markdown"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    shown = re.findall(r"api_key=(\S*?)&lang=en", markdown)
+    assert shown and set(shown) <= {"***", r"\*\*\*"}, markdown
+    assert_nowhere(key, {**outputs, "markdown": markdown.encode()})
 
 
 def test_a_key_in_the_openai_target_s_base_url_query(llm: ScriptedLLM, tmp_path: Path) -> None:

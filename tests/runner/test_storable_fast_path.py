@@ -74,6 +74,7 @@ HOSTILE: dict[str, Any] = {
     "str subclass": Named("x"),
     "object": object(),
     "url with a password": "see https://user:pw@example.com/x",
+    "url with a key in its query": "see https://example.com/x?api_key=k-1234&lang=en",
     "nested nul": {"list": [1, {"k": "v\x00"}]},
     "2**64 in a list": [1, [2, 2**64]],
     "-2**63-1 in a tuple": ("a", -(2**63) - 1),
