@@ -121,8 +121,9 @@ def _plain(value: Any) -> bool:
     """A value stored as it is: nothing to walk (the common case, checked without a call
     into the walk)."""
     kind = type(value)
-    if kind is str:
-        return value.isascii() and "\x00" not in value and not REDACTOR.secrets
+    if kind is str:  # (a URL's password or query key is masked with no secret known)
+        plain = value.isascii() and "\x00" not in value and not REDACTOR.secrets
+        return plain and "://" not in value
     return (
         value is None
         or kind is bool
