@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -224,6 +226,111 @@ def test_which_query_values_a_shown_url_masks() -> None:
     )
     assert shown("https://h/c?api_key=${AGENT_KEY}") == "https://h/c?api_key=${AGENT_KEY}"  # a name
     assert shown("no URL?password=x") == "no URL?password=x"
+
+
+# every name a query parameter holding a credential goes by (matched whole, in any case)
+QUERY_CREDENTIALS = (
+    *("api_key", "apikey", "api-key", "x-api-key", "key", "code", "access_token", "token"),
+    *("refresh_token", "id_token", "session_token", "private_token", "auth", "secret"),
+    *("client_secret", "password", "passwd", "pwd", "sslpassword", "sig", "signature"),
+    *("x-amz-signature", "x-amz-credential", "x-amz-security-token"),
+)
+# ordinary parameters whose names hold a credential word, as a header's would
+ORDINARY = "page_token=abc123&sort_key=date&keyword=paris&partition_key=p7&idempotency_key=i9"
+
+
+@pytest.mark.parametrize("name", [*QUERY_CREDENTIALS, "API_KEY", "X-Amz-Signature", "Code"])
+def test_a_query_parameter_named_as_a_credential_is_masked(name: str) -> None:
+    from assay.secrets import mask_url_credentials as shown
+
+    assert shown(f"see https://h/c?lang=en&{name}=v4lue-1234&x=1 now") == (
+        f"see https://h/c?lang=en&{name}=***&x=1 now"
+    )
+
+
+def test_ordinary_query_parameters_with_credential_words_are_kept() -> None:
+    from assay.secrets import Redactor, mask_url_credentials, url_secrets
+
+    for text in (
+        f"Next page: https://api.example.com/items?{ORDINARY}",
+        "https://h/x?authMode=sso&tokens=3&keys=a,b&monkey=1&api_key_env=K&codes=4",
+    ):
+        assert mask_url_credentials(text) == text
+    url = f"http://localhost:8000/chat?mode_key=default&{ORDINARY}"
+    assert url_secrets(url) == []
+    redactor = Redactor(url_secrets(url))
+    assert redactor("The default answer is Paris") == "The default answer is Paris"
+    assert redactor(url) == url
+
+
+def test_a_short_query_secret_is_masked_in_urls_only() -> None:
+    """A value under MIN_SECRET_LENGTH is not registered, as a header's is not: masking
+    ``abc`` in any text would damage ordinary words."""
+    from assay.secrets import Redactor, url_secrets
+
+    redactor = Redactor(url_secrets("http://h/c?key=abc&token=long-enough-1"))
+    assert redactor("abc and long-enough-1, http://h/c?key=abc&token=long-enough-1") == (
+        "abc and ***, http://h/c?key=***&token=***"
+    )
+
+
+def test_ordinary_query_parameters_are_kept_in_replies_ground_truths_and_config(
+    server: AgentServer, tmp_path: Path
+) -> None:
+    """An agent URL with ``?mode_key=default`` registers no secret: its replies keep the
+    word, and the parameters stay in the URL, the ground truth and the run's config."""
+    link = f"Next page: https://api.example.com/items?{ORDINARY}"
+    url = f"{server.url}/echo?mode_key=default&lang=en"
+    (tmp_path / "suite.yaml").write_text(
+        f"""
+name: ordinary
+target: {{http: {{url: "{url}"}}}}
+tests: [{{name: one, input: "The default answer is Paris", ground_truth: "{link}"}}]
+"""
+    )
+    done, _ = run(tmp_path, "suite.yaml")
+    assert done.returncode in (0, 1), done.stderr
+    assert server.requests[0].query == {"mode_key": "default", "lang": "en"}
+    data = report(tmp_path)
+    result = data["results"][0]
+    assert "'mode_key': 'default'" in result["agent_response"]
+    assert result["test_input"] == "The default answer is Paris"
+    assert result["ground_truth"] == link
+    assert data["run"]["config"]["tests"][0]["ground_truth"] == link
+    assert data["run"]["config"]["target"]["http"]["url"] == url
+
+
+def test_a_key_in_a_reply_s_url_query_is_masked_with_no_secret_registered(
+    tmp_path: Path,
+) -> None:
+    """No secret is known and the reply holds no ``@``: the URL's query is still masked, in
+    the report, the store's payload and a report rendered from the store."""
+    key = "sk-live-abcdef123"
+    (tmp_path / "query_agent.py").write_text(
+        f"def respond(query, session_id):\n    return 'https://h.example/x?api_key={key}&lang=en'\n"
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: reply\ntarget: {python: 'query_agent:respond'}\n"
+        "tests: [{name: one, input: 'What is the capital of France?', ground_truth: Paris}]\n"
+    )
+    done, outputs = run(tmp_path, "suite.yaml")
+    assert done.returncode == 1, done.stderr  # equality failed: the reply was not Paris
+    data = report(tmp_path)
+    assert data["results"][0]["agent_response"] == "https://h.example/x?api_key=***&lang=en"
+    with sqlite3.connect(tmp_path / ".assay" / "assay.db") as db:
+        (payload,) = db.execute("SELECT payload FROM assay_test_results").fetchone()
+    assert json.loads(payload)["agent_response"] == "https://h.example/x?api_key=***&lang=en"
+    markdown = subprocess.run(
+        [str(ASSAY), "report", data["run"]["id"], "--format", "markdown"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    shown = re.findall(r"api_key=(\S*?)&lang=en", markdown)
+    assert shown and set(shown) <= {"***", r"\*\*\*"}, markdown
+    assert_nowhere(key, {**outputs, "markdown": markdown.encode()})
 
 
 def test_a_key_in_the_openai_target_s_base_url_query(llm: ScriptedLLM, tmp_path: Path) -> None:

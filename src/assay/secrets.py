@@ -8,8 +8,9 @@ One rule decides what is secret:
   (``is_secret_name``: ``Authorization``, ``X-Auth``, ``api_key``, ``access_token``,
   ``password``, ... but not ``token_usage`` or ``api_key_env``, which name other things);
 - the password (or a lone user name, often a token) of a URL: ``http://user:password@host``;
-- the value of a URL's query parameter whose name says it holds a credential, by the same
-  rule (``?api_key=``, ``?password=``, ``?access_token=``, ``?sig=``, ...).
+- the value of a URL's query parameter whose whole name is one a credential goes by
+  (``is_secret_param``: ``?api_key=``, ``?password=``, ``?access_token=``, ``?sig=``, ...;
+  not ``?page_token=`` or ``?sort_key=``).
 
 Known secrets are registered with ``REDACTOR``, which masks each one in any text in every
 form it takes once encoded (as is, JSON-escaped, URL-encoded, HTML-escaped), and masks the
@@ -68,9 +69,19 @@ _URL_QUERY = re.compile(
     r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^?#\s\"'<>]*\?)"
     r"(?P<query>[^#\s\"'<>]*?)(?=[.,;:!?)\]]*(?:[#\s\"'<>]|$))"
 )
-# query parameters that carry a credential though no word of their name says so: an Azure
-# SAS signature, libpq's key password
-_QUERY_CREDENTIALS = frozenset({"sig", "sslpassword"})
+# The query parameters that carry a credential, matched whole (case aside). Not the header
+# rule (a credential word anywhere in the name): ordinary URLs hold ``page_token``,
+# ``sort_key``, ``partition_key`` or ``authMode``, whose values are no secret and, once
+# registered from a target's URL, would be masked in every text.
+_QUERY_CREDENTIALS = frozenset(
+    {
+        *("api_key", "apikey", "api-key", "x-api-key", "key", "code"),  # code: Azure Functions
+        *("access_token", "token", "refresh_token", "id_token", "session_token"),
+        *("private_token", "auth", "secret", "client_secret"),
+        *("password", "passwd", "pwd", "sslpassword"),  # sslpassword: libpq's key password
+        *("sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token"),
+    }
+)
 _WHOLE_REFERENCE = re.compile(rf"^{REFERENCE}$")
 
 
@@ -84,8 +95,7 @@ def is_secret_name(name: str) -> bool:
 
 def is_secret_param(name: str) -> bool:
     """Whether a URL query parameter of this (encoded) name holds a credential."""
-    name = unquote_plus(name)
-    return is_secret_name(name) or name.lower() in _QUERY_CREDENTIALS
+    return unquote_plus(name).lower() in _QUERY_CREDENTIALS
 
 
 def _mask_query(match: re.Match[str]) -> str:

@@ -74,6 +74,7 @@ HOSTILE: dict[str, Any] = {
     "str subclass": Named("x"),
     "object": object(),
     "url with a password": "see https://user:pw@example.com/x",
+    "url with a key in its query": "see https://example.com/x?api_key=k-1234&lang=en",
     "nested nul": {"list": [1, {"k": "v\x00"}]},
     "2**64 in a list": [1, [2, 2**64]],
     "-2**63-1 in a tuple": ("a", -(2**63) - 1),
@@ -218,6 +219,20 @@ def test_a_secret_learnt_after_a_clean_result_is_masked_in_the_next(
     redactor.add("hunter2-token")
 
     assert storable_json(in_trace("hunter2-token"))[0].trace == {"v": "***"}
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_url_s_password_and_query_key_are_masked_wherever_they_are_with_no_secret_known(
+    place: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(storable_module, "REDACTOR", Redactor())
+    original = PLACES[place]("see https://u:pw-9@h.example/x?api_key=k-1234&lang=en now")
+
+    fixed, stored_json = storable_json(original)
+
+    assert "see https://u:***@h.example/x?api_key=***&lang=en now" in stored_json
+    assert "pw-9" not in stored_json and "k-1234" not in stored_json
+    assert fixed.model_dump_json() == stored_json
 
 
 TYPED_NUMBERS: dict[str, Callable[[], TestResult]] = {

@@ -121,8 +121,9 @@ def _plain(value: Any) -> bool:
     """A value stored as it is: nothing to walk (the common case, checked without a call
     into the walk)."""
     kind = type(value)
-    if kind is str:
-        return value.isascii() and "\x00" not in value and not REDACTOR.secrets
+    if kind is str:  # (a URL's password or query key is masked with no secret known)
+        plain = value.isascii() and "\x00" not in value and not REDACTOR.secrets
+        return plain and "://" not in value
     return (
         value is None
         or kind is bool
@@ -567,7 +568,7 @@ def _clean_json(result: TestResult) -> bytes | None:
     integers within 64 bits (checked in Python, where they are: they are few); everything
     else the walk looks at is text, in the JSON, the same text ``model_dump_json`` gives: a
     lone surrogate fails to serialise (or, in a key, is written as U+FFFD, searched for), and
-    NUL, a URL's user info and every known secret are searched for."""
+    NUL, a URL with user info or a query and every known secret are searched for."""
     if not _plain_free_form(result):
         return None
     return _clean_text(result)
@@ -587,7 +588,9 @@ def _clean_text(
     # bytes, against 1.0k for an int and 1.9k with ``find``)
     if 0x5C in text and text.find(_NUL) >= 0:  # (no escape at all, the usual case: a memchr)
         return None
-    if 0x40 in text and text.find(b"://") >= 0:  # "@": perhaps a URL with user info to mask
+    # perhaps a URL with user info ("@") or a query ("?": ``?api_key=``) to mask; "/" first,
+    # a memchr through the whole text when there is none, as most results hold no URL
+    if 0x2F in text and text.find(b"://") >= 0 and (0x40 in text or 0x3F in text):
         return None
     if 0xEF in text and text.find(_REPLACED) >= 0:  # perhaps a lone surrogate in a key
         return None  # (or U+FFFD itself: the walk changes nothing, and stores the same JSON)
