@@ -2,7 +2,9 @@
 ``--out`` writes where the path pointed when the command started, though the agent changes
 the working folder (a stale report where CI reads it would look like this run's), and the
 summary and reports still go out when it closes or replaces ``sys.stdout`` or ``sys.stderr``;
-work it leaves running on threads of its own does not keep ``assay run`` from exiting."""
+work it leaves running on threads of its own gets a bounded grace to finish
+(``ASSAY_EXIT_WAIT_S`` sets it here, so no test waits on a clock) and does not keep
+``assay run`` from exiting."""
 
 from __future__ import annotations
 
@@ -107,6 +109,36 @@ async def respond(query, session_id):
     threading.Thread(target=_NEVER.wait, daemon=False).start()
     return "x"
 """
+# an atexit handler of the agent's, which runs though threads are left behind
+FLUSHED = """
+import atexit
+atexit.register(lambda: open({path!r}, "w").write("flushed"))
+"""
+# a telemetry-style upload on a module-level pool that is still busy when the run is over and
+# finishes once assay waits for it (its grace, seen on the main thread's stack): no clock
+UPLOADING = """
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+_POOL = ThreadPoolExecutor(max_workers=1)
+
+def _assay_waits():
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    while frame is not None and frame.f_code.co_name != "_waited_for":
+        frame = frame.f_back
+    return frame is not None
+
+def _upload():
+    while not _assay_waits():  # before: assay never waited, the process ended under it
+        time.sleep(0.01)
+    open({path!r}, "w").write("uploaded")
+
+def respond(query, session_id):
+    _POOL.submit(_upload)
+    return "x"
+"""
 # one whose pool is idle once each call is answered: Python's exit ends such workers at once
 IDLE_POOL = """
 from concurrent.futures import ThreadPoolExecutor
@@ -122,18 +154,20 @@ def respond(query, session_id):
 def test_threads_the_agent_leaves_running_do_not_keep_the_run_from_exiting(
     assay_cli: RunCli, tmp_path: Path, agent: str, left: str
 ) -> None:
-    (tmp_path / "lingering.py").write_text(agent)
+    flushed = tmp_path / "flushed.txt"
+    (tmp_path / "lingering.py").write_text(agent + FLUSHED.format(path=str(flushed)))
     (tmp_path / "d.csv").write_text("Question,Answer\nhi,x\nho,y\n")
     store = f"sqlite:///{tmp_path / 'a.db'}"
-    # before: it never exited, after its summary and report
+    # before: it never exited, after its summary and report; the grace is 0 s here
     args = ("--dataset", "d.csv", "--target", "lingering:respond", "--out", "r.json")
-    proc = assay_cli("run", *args, "--store", store)
+    proc = assay_cli("run", *args, "--store", store, env={"ASSAY_EXIT_WAIT_S": "0"})
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the run's own code: "y" failed
     assert "2 tests: 1 passed, 1 failed, 0 errored, 0 not run" in proc.stdout
     assert proc.stderr.splitlines()[-1] == (
-        f"warning: the agent's or a grader's code left {left} running; assay exited without "
-        f"waiting for {'it' if left == '1 thread' else 'them'}"
+        f"warning: the agent's or a grader's code left {left} running after waiting 0 s; "
+        f"assay exited without {'it' if left == '1 thread' else 'them'}"
     )
+    assert flushed.read_text() == "flushed"  # its atexit handler ran all the same
     report = json.loads((tmp_path / "r.json").read_text())
     assert sorted(r["passed"] for r in report["results"]) == [False, True]
     stored = assay_cli("report", report["run"]["id"], "--store", store)
@@ -141,6 +175,25 @@ def test_threads_the_agent_leaves_running_do_not_keep_the_run_from_exiting(
     stored_report = json.loads(stored.stdout)  # every result stored, the run completed
     assert stored_report["run"]["status"] == "completed"
     assert sorted(r["passed"] for r in stored_report["results"]) == [False, True]
+
+
+def test_a_job_the_agent_leaves_running_completes_in_the_grace(
+    assay_cli: RunCli, tmp_path: Path
+) -> None:
+    """A job still running when the run is over that ends within the grace is waited for,
+    and the exit is then Python's own: the agent's atexit handler runs, no warning. Before,
+    the process ended at once: neither file written."""
+    uploaded, flushed = tmp_path / "uploaded.txt", tmp_path / "flushed.txt"
+    agent = UPLOADING.format(path=str(uploaded)) + FLUSHED.format(path=str(flushed))
+    (tmp_path / "uploading.py").write_text(agent)
+    (tmp_path / "d.csv").write_text("Question,Answer\nhi,x\n")
+    args = ("--dataset", "d.csv", "--target", "uploading:respond")
+    proc = assay_cli("run", *args, env={"ASSAY_EXIT_WAIT_S": "600"})  # the job, not it, ends it
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 test: 1 passed" in proc.stdout
+    assert "warning" not in proc.stderr
+    assert uploaded.read_text() == "uploaded"
+    assert flushed.read_text() == "flushed"
 
 
 def test_an_idle_pool_of_the_agent_s_is_no_thread_left_running(

@@ -149,3 +149,61 @@ def test_a_postgresql_store_lost_mid_run_says_how_to_resume(
     results = json.loads((tmp_path / "r.json").read_text())["results"]
     assert sorted(r["test_name"] for r in results) == sorted(NAMES)
     assert all(r["passed"] for r in results)
+
+
+# two workers: one meets the lost store, the other is in the middle of a turn that only ends
+# when it is cancelled ("hang"); "c" returns once the writer has died of the lost store, so
+# that "d", next on the same worker, meets its error when handed over
+TWO_AT_ONCE = """
+import multiprocessing
+import socket
+import threading
+import time
+
+import psycopg
+
+def respond(query, session_id):
+    if query == "hang":
+        threading.Event().wait()
+    if query == "cut":  # once a and b are stored, as above
+        with psycopg.connect({direct!r}) as db:
+            for _ in range(3000):
+                if db.execute("SELECT count(*) FROM assay_test_results").fetchone()[0] >= 2:
+                    break
+                time.sleep(0.01)
+        with socket.create_connection(("127.0.0.1", {port})) as control:
+            control.recv(1)
+    if query == "c":  # the writer process ends once it has reported the store's failure
+        while any(p.name == "assay-writer" for p in multiprocessing.active_children()):
+            time.sleep(0.01)
+    return "Paris"
+"""
+
+
+def test_a_store_lost_with_tests_in_flight_ends_with_its_one_line_error(
+    assay_cli: RunCli, tmp_path: Path, pg_url: str
+) -> None:
+    """The worker that meets the lost store stops the others quietly: stderr holds the one
+    error with the resume command, not the traceback of another worker's test ended by
+    asyncio's shutdown (which printed the store's URL with its user name unmasked)."""
+    names = ["a", "b", "cut", "hang", "c", "d"]
+    tests = "".join(f"  - {{name: {name}, input: {name}}}\n" for name in names)
+    (tmp_path / "suite.yaml").write_text(
+        "name: lost\ntarget: {python: 'agent:respond'}\nexecution: {concurrency: 2}\n"
+        f"metrics: [{{metric: contains, value: Paris}}]\ntests:\n{tests}"
+    )
+    with proxy() as opened:
+        direct = pg_url.replace("+psycopg", "")
+        agent = TWO_AT_ONCE.format(direct=direct, port=opened.control_port)
+        (tmp_path / "agent.py").write_text(agent)
+        store = through(pg_url, opened.port)
+        proc = assay_cli("run", "suite.yaml", "--store", store)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "unhandled exception" not in proc.stderr
+    user = urlsplit(store).username
+    assert f"//{user}@" not in proc.stderr  # masked: //***@
+    assert re.search(r"assay run --resume \S+ .*? runs the tests without one", proc.stderr)
+    assert [line for line in proc.stderr.splitlines() if line.startswith("error:")] == [
+        proc.stderr.splitlines()[-1]
+    ]

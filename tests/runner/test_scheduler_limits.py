@@ -1,12 +1,16 @@
-"""The scheduler: no more workers than there is work (issue 10, point 4), and a failure that
-escapes a test's turn and metric boundaries errors that test, not the run."""
+"""The scheduler: no more workers than there is work (issue 10, point 4), a failure that
+escapes a test's turn and metric boundaries errors that test, not the run, and one that
+fails the run (the store lost) stops the other workers with it."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from assay.cases import parse_suite
 from assay.cases.models import TestCase
+from assay.errors import StoreError
 from assay.results.models import TestResult
 from assay.runner import CaseSettings, run_cases
 from assay.targets.base import AgentSession, Reply, Target, TurnRequest
@@ -73,3 +77,45 @@ async def test_a_target_bug_in_one_test_errors_that_test_only() -> None:
         "assay could not finish this test: RuntimeError: no session for you"
     ]
     assert results[1].test_input == "hi" and results[1].passed is False
+
+
+class HangingTarget(Target):
+    """Answers at once, but never to ``hang``: that turn ends only when it is cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+
+    def session(self, session_id: str) -> AgentSession:
+        target = self
+
+        class Session(AgentSession):
+            async def send(self, request: TurnRequest) -> Reply:
+                if request.input == "hang":
+                    try:
+                        await asyncio.Event().wait()
+                    except asyncio.CancelledError:
+                        target.cancelled.append(request.input)
+                        raise
+                await asyncio.sleep(0)
+                return Reply(text="ok")
+
+        return Session()
+
+
+async def test_a_failure_of_the_run_stops_the_other_workers() -> None:
+    """``on_result`` failing the run (the result writer's store lost) stops the workers whose
+    tests are in flight, before the error leaves ``run_cases``: left running, they met it
+    again once asyncio.run cancelled them, each printing a traceback."""
+    tests = [{"name": f"t{i}", "input": text} for i, text in enumerate(["hang", "hi", "hi"])]
+    work = [
+        (i, c, 0) for i, c in enumerate(parse_suite({"name": "s", "tests": tests}, "s.yaml").cases)
+    ]
+    target = HangingTarget()
+
+    def on_result(position: int, result: TestResult) -> None:
+        raise StoreError("the store failed")
+
+    with pytest.raises(StoreError, match="the store failed"):
+        await run_cases(work, target, CaseSettings(run_id="r" * 32), 2, on_result)
+    assert target.cancelled == ["hang"]  # its turn cancelled, not waited for
+    assert asyncio.all_tasks() == {asyncio.current_task()}  # no worker left behind

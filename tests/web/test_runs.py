@@ -346,6 +346,7 @@ def test_a_run_process_ends_without_waiting_for_the_agent_s_threads(tmp_path: Pa
         stderr=subprocess.PIPE,
         pass_fds=(write_end,),
         cwd=tmp_path,
+        env={**os.environ, "ASSAY_EXIT_WAIT_S": "0"},  # no grace for a job that never ends
     )
     os.close(write_end)
     payload = {"store": f"sqlite:///{tmp_path / 'a.db'}", "suite": str(suite), "options": {}}
@@ -357,4 +358,4 @@ def test_a_run_process_ends_without_waiting_for_the_agent_s_threads(tmp_path: Pa
         last = json.loads(events.read().splitlines()[-1])
     assert process.returncode == 0, err.decode()
     assert (last["event"], last["status"], last["passed"]) == ("finished", "completed", 1)
-    assert "left 1 thread running; assay exited without waiting for it" in err.decode()
+    assert "left 1 thread running after waiting 0 s; assay exited without it" in err.decode()

@@ -46,9 +46,9 @@ P = ParamSpec("P")
 
 
 def _ends_the_process(command: Callable[P, None]) -> Callable[P, None]:
-    """The command, then the process's end with its exit status, without waiting for the
-    threads the user's code left running (``assay._threads_left``): by then the run is
-    stored, its reports written and its summary printed."""
+    """The command, then the process's end with its exit status, without waiting more than
+    a bounded grace for the threads the user's code left running (``assay._threads_left``):
+    by then the run is stored, its reports written and its summary printed."""
 
     @functools.wraps(command)
     def ended(*args: P.args, **kwargs: P.kwargs) -> None:

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Literal
 
-from assay._isolation import describe, reraise_if_cancelling
+from assay._isolation import cancel_at_deadline, describe, reraise_if_cancelling
 from assay.cases.models import TestCase
 from assay.results.models import TestResult
 from assay.runner.conversation import CaseSettings, now_iso, run_case
@@ -89,4 +89,16 @@ async def run_cases(
 
     # a million workers for three tests would cost a gigabyte and run nothing sooner
     workers = max(1, min(concurrency, len(work))) if isinstance(work, Sized) else concurrency
-    await asyncio.gather(*(worker() for _ in range(workers)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+    try:
+        await asyncio.gather(*tasks)
+    except Exception:
+        # one worker failed the run (the store lost: ``on_result`` raised): the others stop
+        # here and what they raise is dropped; left to asyncio.run's shutdown, each would
+        # print a traceback. Their tests in flight are cancelled on assay's record: a plain
+        # cancel() would pass for the agent's own, taken back, and the next test started
+        for task in tasks:
+            if not task.done():
+                cancel_at_deadline(task)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

@@ -233,8 +233,8 @@ def main(read_fd: int, write_fd: int) -> None:
         return
     code = work(spec, inbox, outbox)
     # its results are sent: threads the user's code left running are not waited for (the
-    # driver would wait STOP_WAIT_S for this process, then kill it); a forked worker ends
-    # with os._exit anyway
-    exit_if_threads_left(code, warn=False)
+    # driver would wait STOP_WAIT_S for this process, then kill it), nor given the grace of
+    # assay run's own process: a forked worker ends with os._exit anyway
+    exit_if_threads_left(code, warn=False, wait=False)
     if code:
         raise SystemExit(code)

@@ -115,7 +115,7 @@ def main() -> int:
 
 if __name__ == "__main__":
     code = main()
-    # the run is stored and the server told: threads the user's code left running are not
-    # waited for (this process would never end, the server waiting on it)
+    # the run is stored and the server told: threads the user's code left running get a
+    # bounded grace, not more (this process would never end, the server waiting on it)
     exit_if_threads_left(code)
     sys.exit(code)
