@@ -453,3 +453,22 @@ def test_a_named_variable_that_is_unset_is_a_config_error(
     config = ModelConfig(provider="openai", model="m", base_url="http://x/v1", api_key_env="K9")
     with pytest.raises(ConfigError, match="K9 is not set"):
         api_key_for(config)
+
+
+def test_hostile_texts_are_masked_in_one_pass() -> None:
+    """URL masking runs on agents' replies: on these megabyte texts the earlier patterns
+    backtracked for minutes (a scheme retried from every letter of "a.a.a...", a lazy query
+    retried at every length, a path scanned on from each "x://"); each is one pass now."""
+    from assay.secrets import MASK, mask_url_credentials
+
+    dots = "." * 1_000_000
+    assert mask_url_credentials(f"http://h?key=k{dots}x") == f"http://h?key={MASK}"
+    assert mask_url_credentials(f"http://h?key=k{dots}") == f"http://h?key={MASK}{dots}"
+    many = "a." * 500_000 + " x://u:pw@h/?token=tt"
+    assert mask_url_credentials(many) == "a." * 500_000 + f" x://u:{MASK}@h/?token={MASK}"
+    schemes = "x://" * 250_000 + "?sig=s"
+    assert mask_url_credentials(schemes) == "x://" * 250_000 + f"?sig={MASK}"
+    # a port, and a colon in a path, are still part of the URL; punctuation after it is not
+    assert mask_url_credentials("https://h:8080/Talk:Foo?api_key=a&lang=en: ok") == (
+        f"https://h:8080/Talk:Foo?api_key={MASK}&lang=en: ok"
+    )

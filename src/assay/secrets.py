@@ -61,14 +61,21 @@ _NOT_THE_VALUE = frozenset(
 )
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PLACEHOLDER = re.compile(rf"^[^$]*({REFERENCE}[^$]*)+$")
+# Both patterns run on agents' replies, so each is linear in the text: a scheme has at most
+# 32 characters (unbounded, "a.a.a.a..." retried it from every letter: quadratic), a URL
+# at most 2,048 before its query and no other URL's "://" (else "x://x://x://..." scanned
+# on from each); the query is taken whole and its trailing punctuation given back in
+# ``_mask_query`` (a lazy query and a lookahead retried every length).
 # scheme://userinfo@ ; the user info ends at the first "@" before the host
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/?#@\s\"'<>]+)@")
-# scheme://...?query ; the query ends at the fragment or where the URL does in the text,
-# punctuation that ends a sentence or a clause left out (``see URL?key=k: ...``)
-_URL_QUERY = re.compile(
-    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^?#\s\"'<>]*\?)"
-    r"(?P<query>[^#\s\"'<>]*?)(?=[.,;:!?)\]]*(?:[#\s\"'<>]|$))"
+_URL_USERINFO = re.compile(
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]{0,31}://)(?P<info>[^/?#@\s\"'<>]+)@"
 )
+# scheme://...?query ; the query ends at the fragment or where the URL does in the text
+_URL_QUERY = re.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]{0,31}://(?:[^?#\s\"'<>:]|:(?!//)){0,2048}\?)"
+    r"(?P<query>[^#\s\"'<>]*)"
+)
+_SENTENCE_END = ".,;:!?)]"  # ends a sentence or a clause, not the URL: ``see URL?key=k: ...``
 # The query parameters that carry a credential, matched whole (case aside). Not the header
 # rule (a credential word anywhere in the name): ordinary URLs hold ``page_token``,
 # ``sort_key``, ``partition_key`` or ``authMode``, whose values are no secret and, once
@@ -99,14 +106,15 @@ def is_secret_param(name: str) -> bool:
 
 
 def _mask_query(match: re.Match[str]) -> str:
+    query = match["query"].rstrip(_SENTENCE_END)
     pairs = []
-    for pair in match["query"].split("&"):
+    for pair in query.split("&"):
         name, equals, value = pair.partition("=")
         # a ${VAR} as written (in a config snapshot) names a variable and holds no secret
         if equals and value and is_secret_param(name) and not _WHOLE_REFERENCE.match(value):
             pair = f"{name}={MASK}"
         pairs.append(pair)
-    return match["head"] + "&".join(pairs)
+    return match["head"] + "&".join(pairs) + match["query"][len(query) :]
 
 
 def mask_url_query(text: str) -> str:
