@@ -153,7 +153,8 @@ async def test_a_reply_object_without_response_is_a_turn_error_naming_its_keys()
     assert result.status == "error" and result.metric_results == []
     tool_turn = await run({"name": "t", "input": "x", "expected_tools": ["lookup"]}, "tools_only")
     assert tool_turn.errors == [] and tool_turn.tools_matched is True  # a tool-only reply
-    assert tool_turn.agent_response is None and tool_turn.tool_calls == ["lookup"]
+    # it answered, with no text: "" (contract §2: null only for a turn that failed first)
+    assert tool_turn.agent_response == "" and tool_turn.tool_calls == ["lookup"]
 
 
 async def test_a_reply_without_text_fails_its_comparison_instead_of_skipping_it() -> None:

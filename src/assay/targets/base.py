@@ -304,6 +304,8 @@ def reply_from_payload(payload: Any) -> Reply:
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if isinstance(text, dict | list) else str(text)
     calls = _read_tool_invocations(payload.get("tool_invocations"))
+    if text is None and calls:  # a tool-only turn answered, with no text (contract §2: its
+        text = ""  # response is null only when the turn failed before producing one)
     try:
         usage = reported_usage(payload.get("token_usage"))
     except MalformedReply as problem:
